@@ -1,0 +1,5 @@
+import sys
+
+from crane_server.cli import main
+
+sys.exit(main())

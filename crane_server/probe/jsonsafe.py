@@ -1,0 +1,28 @@
+"""Turn results into JSON that IPython ships under application/json."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+
+class JsonResult:
+    """Wraps a JSON-able value so that IPython's formatter emits it as application/json."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def _repr_json_(self) -> Any:
+        return self.value
+
+    def __repr__(self) -> str:
+        return json.dumps(self.value)[:200]
+
+
+def short_text(value: object, limit: int = 80) -> str:
+    """Truncated text of a library value (never call this on user-defined objects)."""
+    try:
+        text = str(value)
+    except Exception:
+        return "<unprintable>"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
