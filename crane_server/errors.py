@@ -7,6 +7,7 @@
     |   +-- KernelNotFound     no connection file, a stale file, no kernel for a document
     |   +-- KernelTimeout      a request got no answer in time (dead or hung kernel)
     |   +-- KernelDied         the kernel exited or restarted while we waited
+    |   +-- KernelBusy         the shell is running user code; shell probes must wait
     +-- ProbeError             the kernel-side probe failed or answered something unreadable
     +-- LlmError               the model tier failed
         +-- LlmTimeout         the endpoint did not answer in time
@@ -44,6 +45,10 @@ class KernelTimeout(KernelError):
 
 
 class KernelDied(KernelError):
+    pass
+
+
+class KernelBusy(KernelError):
     pass
 
 

@@ -1,10 +1,1028 @@
-"""Walks a target cell in evaluation order over the real objects and reports certain crashes."""
+"""Walks a target cell in evaluation order over the real objects and reports certain crashes.
+
+The checker is an abstract interpreter: statements run over an overlay of the user
+namespace (assignments never reach the namespace), values are tracked as `values.Val` or
+lost as `values.UNKNOWN`, and each operation is offered to the rules of the library of the
+value involved. A finding is reported only on a path that is certainly reached; after the
+first certain crash the walk stops, because the real run would stop there too.
+"""
 
 from __future__ import annotations
 
-from typing import Any, Dict
+import ast
+import builtins
+import contextlib
+import io
+import sys
+import time
+import warnings
+from typing import Any, Dict, Iterator, List, Optional, Set, Tuple
+
+from . import purity, rules_numpy, rules_pandas, rules_plotting, rules_python, rules_sklearn
+from . import rules_torch
+from .outcomes import CallSite, Raise, Result, to_finding
+from .values import (
+    UNKNOWN,
+    BoundMethod,
+    UserFunction,
+    Val,
+    as_dict,
+    from_namespace,
+    is_library_callable,
+    is_library_object,
+    is_plain_data,
+    length_of,
+    loaded,
+)
+
+# Library-specific rules first; the generic Python rules answer what none of them claimed.
+RULE_MODULES = (rules_pandas, rules_sklearn, rules_torch, rules_plotting, rules_numpy, rules_python)
+MAX_UNROLL = 64
+TIME_BUDGET_S = 0.25
+MUTABLE_BUILTINS = (list, dict, set, bytearray)
+# Names IPython or the kernel injects that are not in builtins.
+INJECTED_NAMES = frozenset({"In", "Out", "get_ipython", "exit", "quit", "display", "_ih", "_oh", "_dh"})
+
+
+class StopWalk(Exception):
+    """The first certain crash was found (or the budget ran out): stop walking."""
+
+
+class Flow(Exception):
+    """break / continue / return inside the walked code."""
+
+    def __init__(self, kind: str) -> None:
+        super().__init__(kind)
+        self.kind = kind
+
+
+def _user_namespace() -> Dict[str, Any]:
+    ipython = sys.modules.get("IPython")
+    if ipython is not None:
+        shell = ipython.get_ipython()
+        if shell is not None:
+            return shell.user_ns
+    main = sys.modules.get("__main__")
+    return vars(main) if main is not None else {}
+
+
+def assigned_names(nodes: List[ast.stmt]) -> Set[str]:
+    """Names bound anywhere in these statements at their own scope level."""
+    found: Set[str] = set()
+    for node in nodes:
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Name) and isinstance(sub.ctx, (ast.Store, ast.Del)):
+                found.add(sub.id)
+            elif isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                found.add(sub.name)
+            elif isinstance(sub, (ast.Import, ast.ImportFrom)):
+                for alias in sub.names:
+                    found.add((alias.asname or alias.name).split(".")[0])
+            elif isinstance(sub, ast.ExceptHandler) and sub.name:
+                found.add(sub.name)
+    return found
+
+
+def may_jump(nodes: List[ast.stmt]) -> bool:
+    """Do these statements contain break/continue/return/raise outside nested functions?"""
+    for node in nodes:
+        for sub in ast.walk(node):
+            if isinstance(sub, (ast.Break, ast.Continue, ast.Return, ast.Raise)):
+                return True
+    return False
+
+
+class Checker:
+    """One walk over one cell."""
+
+    def __init__(self, tree: ast.Module, lines: List[str], namespace: Dict[str, Any], line_offset: int = 0):
+        self.tree = tree
+        self.lines = lines
+        self.namespace = namespace
+        self.line_offset = line_offset
+        self.env: Dict[str, Any] = {}
+        self.deleted: Set[str] = set()
+        self.tainted: Set[int] = set()
+        self.certain = True
+        self.names_unreliable = False
+        self.cell_bound = assigned_names(tree.body)
+        self.findings: List[Dict[str, Any]] = []
+        self.deadline = time.perf_counter() + TIME_BUDGET_S
+        self.loop_depth = 0
+
+    # ----------------------------------------------------------------- results
+
+    def report(self, outcome: Raise, node: ast.AST) -> None:
+        """Record a certain crash and stop; drop it when the path is not certain."""
+        if not self.certain:
+            return
+        self.findings.append(to_finding(outcome, node, self.lines, self.line_offset))
+        raise StopWalk()
+
+    def outcome(self, answer: Any, node: ast.AST) -> Any:
+        if isinstance(answer, Raise):
+            self.report(answer, node)
+            return UNKNOWN
+        if isinstance(answer, Result):
+            return answer.value
+        return None
+
+    # ------------------------------------------------------------------- names
+
+    def lookup(self, name: str, node: ast.AST) -> Any:
+        if name in self.env:
+            return self.env[name]
+        if name in self.deleted:
+            if not self.names_unreliable:
+                self.report(rules_python.name_error(name, node, deleted=True), node)
+            return UNKNOWN
+        if name in self.namespace:
+            value = self.namespace[name]
+            if id(value) in self.tainted:
+                return UNKNOWN
+            return from_namespace(value)
+        if hasattr(builtins, name):
+            return Val(getattr(builtins, name), origin="builtin")
+        if name in INJECTED_NAMES or (name.startswith("_") and name.strip("_i").isdigit()):
+            return UNKNOWN
+        if not self.names_unreliable and self.certain:
+            bound_later = name in self.cell_bound
+            if not bound_later or self.loop_depth == 0:
+                if not bound_later:
+                    self.report(rules_python.name_error(name, node), node)
+                else:
+                    self.report(rules_python.name_error(name, node, later=True), node)
+        return UNKNOWN
+
+    def bind(self, name: str, value: Any) -> None:
+        self.deleted.discard(name)
+        self.env[name] = value if self.certain else UNKNOWN
+
+    def havoc_value(self, value: Any) -> None:
+        """A call we did not follow may have mutated this value."""
+        if isinstance(value, Val) and not self._immutable(value.obj):
+            self.tainted.add(id(value.obj))
+            for key, bound in list(self.env.items()):
+                if isinstance(bound, Val) and bound.obj is value.obj:
+                    self.env[key] = UNKNOWN
+
+    def havoc_names(self, names: Tuple[str, ...]) -> None:
+        for name in names:
+            current = self.env.get(name, self.namespace.get(name))
+            if isinstance(current, Val):
+                current = current.obj
+            if current is None or self._immutable(current):
+                continue
+            self.env[name] = UNKNOWN
+
+    @staticmethod
+    def _immutable(obj: Any) -> bool:
+        import types
+
+        return isinstance(obj, (types.ModuleType, type, types.FunctionType, types.BuiltinFunctionType,
+                                int, float, str, bytes, bool, tuple, frozenset, type(None)))
+
+    # -------------------------------------------------------------- statements
+
+    def check_budget(self) -> None:
+        if time.perf_counter() > self.deadline:
+            raise StopWalk()
+
+    def run(self) -> None:
+        try:
+            self.exec_block(self.tree.body)
+        except (StopWalk, Flow):
+            pass
+
+    def exec_block(self, body: List[ast.stmt]) -> None:
+        for stmt in body:
+            self.check_budget()
+            self.exec_stmt(stmt)
+
+    def exec_stmt(self, stmt: ast.stmt) -> None:
+        handler = getattr(self, "stmt_" + type(stmt).__name__, None)
+        if handler is None:
+            self.forget(assigned_names([stmt]))
+            return
+        handler(stmt)
+
+    def forget(self, names: Set[str]) -> None:
+        for name in names:
+            self.deleted.discard(name)
+            self.env[name] = UNKNOWN
+
+    def stmt_Expr(self, stmt: ast.Expr) -> None:
+        self.eval(stmt.value)
+
+    def stmt_Pass(self, stmt: ast.Pass) -> None:
+        return
+
+    def stmt_Assign(self, stmt: ast.Assign) -> None:
+        value = self.eval(stmt.value)
+        for target in stmt.targets:
+            self.assign(target, value, stmt.value)
+
+    def stmt_AnnAssign(self, stmt: ast.AnnAssign) -> None:
+        if stmt.value is not None:
+            self.assign(stmt.target, self.eval(stmt.value), stmt.value)
+
+    def stmt_AugAssign(self, stmt: ast.AugAssign) -> None:
+        load = _as_load(stmt.target)
+        value = self.binop(ast.BinOp(left=load, op=stmt.op, right=stmt.value), stmt)
+        self.assign(stmt.target, value, stmt)
+
+    def stmt_Delete(self, stmt: ast.Delete) -> None:
+        for target in stmt.targets:
+            if isinstance(target, ast.Name):
+                self.lookup(target.id, target)
+                self.env.pop(target.id, None)
+                if self.certain:
+                    self.deleted.add(target.id)
+            elif isinstance(target, ast.Subscript):
+                base = self.eval(target.value)
+                key = self.eval(target.slice)
+                answer = rules_pandas.delete_item(self, target, base, key)
+                if answer is None:
+                    self.havoc_value(base)
+                else:
+                    new = self.outcome(answer, target)
+                    if isinstance(target.value, ast.Name) and new is not None:
+                        self.bind(target.value.id, new)
+            else:
+                self.havoc_value(self.eval(target.value) if isinstance(target, ast.Attribute) else UNKNOWN)
+
+    def stmt_Import(self, stmt: ast.Import) -> None:
+        for alias in stmt.names:
+            self.outcome(rules_python.import_module(alias.name, stmt), stmt)
+            top = alias.name.split(".")[0]
+            bound = alias.asname or top
+            module = sys.modules.get(alias.name if alias.asname else top)
+            self.bind(bound, Val(module, origin="import") if module is not None else UNKNOWN)
+
+    def stmt_ImportFrom(self, stmt: ast.ImportFrom) -> None:
+        if stmt.level or not stmt.module:
+            self.forget({(a.asname or a.name) for a in stmt.names})
+            return
+        self.outcome(rules_python.import_module(stmt.module, stmt), stmt)
+        module = sys.modules.get(stmt.module)
+        for alias in stmt.names:
+            if alias.name == "*":
+                self.names_unreliable = True
+                continue
+            value: Any = UNKNOWN
+            if module is not None:
+                answer = rules_python.import_name(module, stmt.module, alias.name, stmt)
+                got = self.outcome(answer, stmt)
+                value = got if got is not None else UNKNOWN
+            self.bind(alias.asname or alias.name, value)
+
+    def stmt_FunctionDef(self, stmt: ast.FunctionDef) -> None:
+        self.bind(stmt.name, Val(_user_function_from_ast(stmt), origin="cell"))
+
+    stmt_AsyncFunctionDef = stmt_FunctionDef
+
+    def stmt_ClassDef(self, stmt: ast.ClassDef) -> None:
+        self.bind(stmt.name, Val(_user_function_from_ast(stmt), origin="cell"))
+
+    def stmt_Global(self, stmt: ast.Global) -> None:
+        return
+
+    stmt_Nonlocal = stmt_Global
+
+    def stmt_Assert(self, stmt: ast.Assert) -> None:
+        self.eval(stmt.test)
+
+    def stmt_Raise(self, stmt: ast.Raise) -> None:
+        # A raise is a crash we do not diagnose; nothing after it runs.
+        if self.certain:
+            raise StopWalk()
+        raise Flow("raise")
+
+    def stmt_Return(self, stmt: ast.Return) -> None:
+        raise Flow("return")
+
+    def stmt_Break(self, stmt: ast.Break) -> None:
+        raise Flow("break")
+
+    def stmt_Continue(self, stmt: ast.Continue) -> None:
+        raise Flow("continue")
+
+    def stmt_If(self, stmt: ast.If) -> None:
+        test = self.eval(stmt.test)
+        truth = self.truth(test)
+        if truth is True:
+            self.exec_block(stmt.body)
+            return
+        if truth is False:
+            self.exec_block(stmt.orelse)
+            return
+        self.uncertain_branches([stmt.body, stmt.orelse])
+
+    def uncertain_branches(self, branches: List[List[ast.stmt]]) -> None:
+        was_certain = self.certain
+        self.certain = False
+        for branch in branches:
+            try:
+                self.exec_block(branch)
+            except Flow:
+                pass
+        self.forget(assigned_names([s for b in branches for s in b]))
+        jumps = any(may_jump(b) for b in branches)
+        self.certain = was_certain and not jumps
+
+    def stmt_With(self, stmt: ast.With) -> None:
+        known = True
+        for item in stmt.items:
+            manager = self.eval(item.context_expr)
+            if not rules_python.non_suppressing_context(manager):
+                known = False
+            if item.optional_vars is not None:
+                self.assign(item.optional_vars, UNKNOWN, item.context_expr)
+        if known:
+            self.exec_block(stmt.body)
+        else:
+            self.uncertain_branches([stmt.body])
+
+    def stmt_Try(self, stmt: ast.Try) -> None:
+        self.uncertain_branches([stmt.body, *[h.body for h in stmt.handlers], stmt.orelse])
+        self.exec_block(stmt.finalbody)
+
+    def stmt_While(self, stmt: ast.While) -> None:
+        iterations = 0
+        was_certain = self.certain
+        while iterations < MAX_UNROLL:
+            truth = self.truth(self.eval(stmt.test))
+            if truth is False:
+                break
+            if truth is None:
+                self.uncertain_loop(stmt.body)
+                break
+            iterations += 1
+            if self.run_iteration(stmt.body) == "break":
+                break
+        else:
+            self.uncertain_loop(stmt.body)
+        self.certain = was_certain
+        if stmt.orelse:
+            self.uncertain_branches([stmt.orelse])
+
+    def stmt_For(self, stmt: ast.For) -> None:
+        iterable = self.eval(stmt.iter)
+        items, complete = self.iterate(iterable, stmt.iter)
+        was_certain = self.certain
+        self.loop_depth += 1
+        try:
+            if items is None:
+                self.assign(stmt.target, UNKNOWN, stmt.iter)
+                self.uncertain_loop(stmt.body)
+                return
+            broke = False
+            for item in items:
+                self.assign(stmt.target, item, stmt.iter)
+                if self.run_iteration(stmt.body) == "break":
+                    broke = True
+                    break
+                if not self.certain:
+                    break
+            if not complete and not broke:
+                self.uncertain_loop(stmt.body, stmt.target)
+            elif not self.certain:
+                self.forget(assigned_names(stmt.body) | assigned_names([_target_stmt(stmt.target)]))
+        finally:
+            self.loop_depth -= 1
+            self.certain = was_certain
+        if stmt.orelse:
+            self.uncertain_branches([stmt.orelse])
+
+    def run_iteration(self, body: List[ast.stmt]) -> Optional[str]:
+        """One certain iteration; returns "break" when the loop certainly ends here."""
+        was_certain = self.certain
+        try:
+            self.exec_block(body)
+        except Flow as flow:
+            if flow.kind == "continue":
+                self.certain = was_certain
+                return None
+            if flow.kind == "break":
+                self.certain = was_certain
+                return "break"
+            raise
+        if not self.certain and was_certain:
+            # An uncertain continue only spoils this iteration; break/return/raise spoil the loop.
+            if not any(isinstance(n, (ast.Break, ast.Return, ast.Raise)) for s in body for n in ast.walk(s)):
+                self.certain = True
+        return None
+
+    def uncertain_loop(self, body: List[ast.stmt], target: Optional[ast.expr] = None) -> None:
+        was_certain = self.certain
+        self.certain = False
+        if target is not None:
+            self.assign(target, UNKNOWN, target)
+        try:
+            self.exec_block(body)
+        except Flow:
+            pass
+        names = assigned_names(body)
+        if target is not None:
+            names |= assigned_names([_target_stmt(target)])
+        self.forget(names)
+        self.certain = was_certain
+
+    # ------------------------------------------------------------- assignment
+
+    def assign(self, target: ast.expr, value: Any, value_node: ast.AST) -> None:
+        if isinstance(target, ast.Name):
+            self.bind(target.id, value)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            parts = self.unpack(value, len(target.elts), target, value_node,
+                                any(isinstance(e, ast.Starred) for e in target.elts))
+            for element, part in zip(target.elts, parts):
+                if isinstance(element, ast.Starred):
+                    self.assign(element.value, UNKNOWN, value_node)
+                else:
+                    self.assign(element, part, value_node)
+        elif isinstance(target, ast.Subscript):
+            base = self.eval(target.value)
+            key = self.eval(target.slice)
+            answer = rules_pandas.set_item(self, target, base, key, value)
+            new = self.outcome(answer, target) if answer is not None else None
+            if isinstance(target.value, ast.Name) and new is not None:
+                self.bind(target.value.id, new)
+            else:
+                self.havoc_value(base)
+                if isinstance(target.value, ast.Name) and answer is None:
+                    self.bind(target.value.id, UNKNOWN)
+        elif isinstance(target, ast.Attribute):
+            base = self.eval(target.value)
+            self.havoc_value(base)
+            if isinstance(target.value, ast.Name):
+                self.bind(target.value.id, UNKNOWN)
+        elif isinstance(target, ast.Starred):
+            self.assign(target.value, UNKNOWN, value_node)
+
+    def unpack(self, value: Any, count: int, target: ast.AST, node: ast.AST, starred: bool) -> List[Any]:
+        answer = rules_python.unpack(value, count, starred, node)
+        if isinstance(answer, Raise):
+            self.report(answer, node)
+        if isinstance(answer, Result) and isinstance(answer.value, list):
+            return answer.value
+        return [UNKNOWN] * count
+
+    # ------------------------------------------------------------- expressions
+
+    def eval(self, node: ast.expr) -> Any:
+        handler = getattr(self, "expr_" + type(node).__name__, None)
+        if handler is None:
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, ast.expr):
+                    self.eval(child)
+            return UNKNOWN
+        return handler(node)
+
+    def expr_Constant(self, node: ast.Constant) -> Any:
+        return Val(node.value, origin="literal")
+
+    def expr_Name(self, node: ast.Name) -> Any:
+        return self.lookup(node.id, node)
+
+    def expr_JoinedStr(self, node: ast.JoinedStr) -> Any:
+        for part in node.values:
+            if isinstance(part, ast.FormattedValue):
+                self.eval(part.value)
+        return UNKNOWN
+
+    def _elements(self, elts: List[ast.expr]) -> Optional[List[Any]]:
+        values = []
+        known = True
+        for element in elts:
+            if isinstance(element, ast.Starred):
+                self.eval(element.value)
+                known = False
+                continue
+            value = self.eval(element)
+            values.append(value)
+            if not isinstance(value, Val):
+                known = False
+        return [v.obj for v in values] if known else None
+
+    def expr_List(self, node: ast.List) -> Any:
+        items = self._elements(node.elts)
+        return Val(items, origin="literal") if items is not None else UNKNOWN
+
+    def expr_Tuple(self, node: ast.Tuple) -> Any:
+        items = self._elements(node.elts)
+        return Val(tuple(items), origin="literal") if items is not None else UNKNOWN
+
+    def expr_Set(self, node: ast.Set) -> Any:
+        items = self._elements(node.elts)
+        if items is None:
+            return UNKNOWN
+        try:
+            return Val(set(items), origin="literal")
+        except TypeError:
+            return UNKNOWN
+
+    def expr_Dict(self, node: ast.Dict) -> Any:
+        result: Dict[Any, Any] = {}
+        known = True
+        for key_node, value_node in zip(node.keys, node.values):
+            key = self.eval(key_node) if key_node is not None else UNKNOWN
+            value = self.eval(value_node)
+            if key_node is None or not isinstance(key, Val) or not isinstance(value, Val):
+                known = False
+                continue
+            try:
+                result[key.obj] = value.obj
+            except TypeError:
+                known = False
+        return Val(result, origin="literal") if known else UNKNOWN
+
+    def expr_Attribute(self, node: ast.Attribute) -> Any:
+        base = self.eval(node.value)
+        if not isinstance(base, Val):
+            return UNKNOWN
+        for module in RULE_MODULES:
+            answer = module.on_attribute(self, node, base)
+            got = self.outcome(answer, node)
+            if got is not None:
+                return got
+        return UNKNOWN
+
+    def expr_Subscript(self, node: ast.Subscript) -> Any:
+        base = self.eval(node.value)
+        key = self.eval(node.slice)
+        if not isinstance(base, Val):
+            return UNKNOWN
+        for module in RULE_MODULES:
+            answer = module.on_subscript(self, node, base, key)
+            got = self.outcome(answer, node)
+            if got is not None:
+                return got
+        return UNKNOWN
+
+    def expr_Slice(self, node: ast.Slice) -> Any:
+        parts = []
+        for part in (node.lower, node.upper, node.step):
+            if part is None:
+                parts.append(None)
+                continue
+            value = self.eval(part)
+            if not isinstance(value, Val):
+                return UNKNOWN
+            parts.append(value.obj)
+        return Val(slice(*parts), origin="literal")
+
+    def expr_Index(self, node: Any) -> Any:  # Python 3.8 ast
+        return self.eval(node.value)
+
+    def expr_BinOp(self, node: ast.BinOp) -> Any:
+        return self.binop(node, node)
+
+    def binop(self, node: ast.BinOp, where: ast.AST) -> Any:
+        left = self.eval(node.left)
+        right = self.eval(node.right)
+        if not isinstance(left, Val) or not isinstance(right, Val):
+            return UNKNOWN
+        for module in RULE_MODULES:
+            answer = module.on_binop(self, node, left, right)
+            got = self.outcome(answer, node)
+            if got is not None:
+                return got
+        return UNKNOWN
+
+    def expr_UnaryOp(self, node: ast.UnaryOp) -> Any:
+        operand = self.eval(node.operand)
+        if isinstance(operand, Val) and isinstance(node.op, ast.Not):
+            truth = self.truth(operand)
+            return Val(not truth) if truth is not None else UNKNOWN
+        if isinstance(operand, Val) and is_plain_data(operand.obj) and isinstance(operand.obj, (int, float)):
+            try:
+                return Val(eval(compile(ast.Expression(ast.UnaryOp(op=node.op, operand=ast.Constant(operand.obj))), "<crane>", "eval")))
+            except Exception:
+                return UNKNOWN
+        return UNKNOWN
+
+    def expr_BoolOp(self, node: ast.BoolOp) -> Any:
+        # Only the first operand is certainly evaluated.
+        first = self.eval(node.values[0])
+        was_certain = self.certain
+        self.certain = False
+        for value in node.values[1:]:
+            self.eval(value)
+        self.certain = was_certain
+        if isinstance(first, Val):
+            truth = self.truth(first)
+            if truth is not None and isinstance(node.op, ast.And) and not truth:
+                return first
+            if truth is not None and isinstance(node.op, ast.Or) and truth:
+                return first
+        return UNKNOWN
+
+    def expr_Compare(self, node: ast.Compare) -> Any:
+        left = self.eval(node.left)
+        rights = [self.eval(c) for c in node.comparators]
+        if len(rights) != 1 or not isinstance(left, Val) or not isinstance(rights[0], Val):
+            return UNKNOWN
+        return rules_python.compare(left, node.ops[0], rights[0])
+
+    def expr_IfExp(self, node: ast.IfExp) -> Any:
+        truth = self.truth(self.eval(node.test))
+        if truth is True:
+            return self.eval(node.body)
+        if truth is False:
+            return self.eval(node.orelse)
+        was_certain = self.certain
+        self.certain = False
+        self.eval(node.body)
+        self.eval(node.orelse)
+        self.certain = was_certain
+        return UNKNOWN
+
+    def expr_Lambda(self, node: ast.Lambda) -> Any:
+        return Val(UserFunction("<lambda>", tuple(_loaded_names(node.body))), origin="cell")
+
+    def expr_Starred(self, node: ast.Starred) -> Any:
+        self.eval(node.value)
+        return UNKNOWN
+
+    def expr_NamedExpr(self, node: ast.NamedExpr) -> Any:
+        value = self.eval(node.value)
+        self.bind(node.target.id, value)
+        return value
+
+    def expr_ListComp(self, node: Any) -> Any:
+        return self.comprehension(node, list)
+
+    def expr_SetComp(self, node: Any) -> Any:
+        return self.comprehension(node, set)
+
+    def expr_GeneratorExp(self, node: Any) -> Any:
+        return self.comprehension(node, list, lazy=True)
+
+    def expr_DictComp(self, node: Any) -> Any:
+        return self.comprehension(node, dict)
+
+    def comprehension(self, node: Any, kind: type, lazy: bool = False) -> Any:
+        """Unroll a comprehension over a known iterable in a child scope."""
+        saved_env = dict(self.env)
+        saved_certain = self.certain
+        if lazy:
+            # A generator runs only when consumed: judge nothing inside it.
+            self.certain = False
+        results: List[Any] = []
+        known = True
+        try:
+            known = self._comprehend(node, 0, results)
+        except StopWalk:
+            raise
+        finally:
+            comp_names = {n.id for g in node.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)}
+            for name in comp_names:
+                if name in saved_env:
+                    self.env[name] = saved_env[name]
+                else:
+                    self.env.pop(name, None)
+            self.certain = saved_certain
+        if not known or lazy:
+            return UNKNOWN
+        try:
+            if kind is dict:
+                return Val(dict(results))
+            return Val(kind(results))
+        except TypeError:
+            return UNKNOWN
+
+    def _comprehend(self, node: Any, level: int, results: List[Any]) -> bool:
+        generator = node.generators[level]
+        items, complete = self.iterate(self.eval(generator.iter), generator.iter)
+        if items is None:
+            was = self.certain
+            self.certain = False
+            self.assign(generator.target, UNKNOWN, generator.iter)
+            for cond in generator.ifs:
+                self.eval(cond)
+            self._comprehension_element(node)
+            self.certain = was
+            return False
+        known = complete
+        for item in items:
+            self.assign(generator.target, item, generator.iter)
+            was = self.certain
+            skip = False
+            for cond in generator.ifs:
+                truth = self.truth(self.eval(cond))
+                if truth is False:
+                    skip = True
+                    break
+                if truth is None:
+                    self.certain = False
+                    known = False
+            if not skip:
+                if level + 1 < len(node.generators):
+                    known = self._comprehend(node, level + 1, results) and known
+                else:
+                    element = self._comprehension_element(node)
+                    if element is None:
+                        known = False
+                    else:
+                        results.append(element)
+            self.certain = was
+        return known
+
+    def _comprehension_element(self, node: Any) -> Any:
+        if isinstance(node, ast.DictComp):
+            key = self.eval(node.key)
+            value = self.eval(node.value)
+            if isinstance(key, Val) and isinstance(value, Val):
+                return (key.obj, value.obj)
+            return None
+        value = self.eval(node.elt)
+        return value.obj if isinstance(value, Val) else None
+
+    # ------------------------------------------------------------------- calls
+
+    def expr_Call(self, node: ast.Call) -> Any:
+        func = self.callee(node.func)
+        args: List[Any] = []
+        has_star = False
+        for arg in node.args:
+            if isinstance(arg, ast.Starred):
+                starred = self.eval(arg.value)
+                expanded = self.iterate(starred, arg.value)[0] if isinstance(starred, Val) else None
+                if expanded is None or not is_plain_data(starred.obj):
+                    has_star = True
+                else:
+                    args.extend(expanded)
+            else:
+                args.append(self.eval(arg))
+        kwargs: Dict[str, Any] = {}
+        for keyword in node.keywords:
+            value = self.eval(keyword.value)
+            if keyword.arg is None:
+                if isinstance(value, Val) and type(value.obj) is dict and all(isinstance(k, str) for k in value.obj):
+                    for k, v in value.obj.items():
+                        kwargs[k] = Val(v)
+                else:
+                    has_star = True
+            else:
+                kwargs[keyword.arg] = value
+        site = CallSite(node, func, args, kwargs, has_star, _dotted(node.func))
+        return self.call(site)
+
+    def callee(self, node: ast.expr) -> Any:
+        """The called object; `x.method` becomes a BoundMethod when x is tracked."""
+        if isinstance(node, ast.Attribute):
+            base = self.eval(node.value)
+            if not isinstance(base, Val):
+                return UNKNOWN
+            receiver = base.obj
+            if is_library_object(receiver) or type(receiver).__name__ == "module":
+                for module in RULE_MODULES:
+                    answer = module.on_attribute(self, node, base)
+                    got = self.outcome(answer, node)
+                    if got is not None:
+                        if isinstance(got, Val) and callable(got.obj) and not isinstance(receiver, type(sys)):
+                            return BoundMethod(base, node.attr, got.obj)
+                        return got
+                return UNKNOWN
+            method = _static_attribute(receiver, node.attr)
+            if method is not None:
+                return Val(UserFunction(node.attr, _function_globals(method), _defines_globals(method)))
+            return BoundMethod(base, node.attr, None)
+        return self.eval(node)
+
+    def call(self, site: CallSite) -> Any:
+        for module in RULE_MODULES:
+            answer = module.on_call(self, site)
+            got = self.outcome(answer, site.node)
+            if got is not None:
+                return got
+        return self.call_generic(site)
+
+    def call_generic(self, site: CallSite) -> Any:
+        """Evaluate a pure library call for real, or forget what it may have touched."""
+        func = site.func
+        if isinstance(func, BoundMethod):
+            if func.func is None:
+                self.havoc_value(func.receiver)
+                self.havoc_all(site)
+                return UNKNOWN
+            if purity.pure_method(func.receiver.obj, func.name, _plain_kwargs(site)):
+                return self.evaluate(site, func.func, [func.receiver])
+            self.havoc_value(func.receiver)
+            self.havoc_all(site)
+            return UNKNOWN
+        if not isinstance(func, Val):
+            self.havoc_all(site)
+            return UNKNOWN
+        target = func.obj
+        if isinstance(target, UserFunction):
+            self.havoc_all(site)
+            self.havoc_names(target.global_names)
+            if target.defines_globals:
+                self.names_unreliable = True
+            return UNKNOWN
+        if purity.pure_builtin(target) is not None or purity.pure_function(target):
+            return self.evaluate(site, target, [])
+        if rules_python.is_user_callable(target):
+            self.havoc_all(site)
+            self.havoc_names(_function_globals(target))
+            if _defines_globals(target):
+                self.names_unreliable = True
+            return UNKNOWN
+        if not rules_python.reads_only(target):
+            self.havoc_all(site)
+        if getattr(target, "__name__", "") in ("exec", "eval", "globals", "locals", "vars", "setattr"):
+            self.names_unreliable = True
+        return UNKNOWN
+
+    def havoc_all(self, site: CallSite) -> None:
+        for value in list(site.args) + list(site.kwargs.values()):
+            self.havoc_value(value)
+
+    def evaluate(self, site: CallSite, func: Any, inputs: List[Val]) -> Any:
+        """Call a pure library function on tracked values; a raise becomes a finding."""
+        values = list(site.args) + list(site.kwargs.values())
+        if site.has_star or not all(isinstance(v, Val) for v in values):
+            return UNKNOWN
+        everything = inputs + values
+        for value in everything:
+            obj = value.obj
+            if not (is_library_object(obj) or is_plain_data(obj)) or isinstance(obj, UserFunction):
+                return UNKNOWN
+        sampled = any(v.sampled for v in everything)
+        fake = any(v.fake for v in everything)
+        if purity.pure_builtin(func) == "len" and len(site.args) == 1:
+            length = length_of(site.args[0])
+            return Val(length) if length is not None else UNKNOWN
+        try:
+            with quiet():
+                result = func(*[v.obj for v in site.args], **{k: v.obj for k, v in site.kwargs.items()})
+        except Exception as exc:  # the real call would raise the same on exact inputs
+            if sampled or fake or not self.certain:
+                return UNKNOWN
+            self.report(rules_python.raised(exc, site), site.node)
+            return UNKNOWN
+        if not sampled:
+            return Val(result, fake=fake)
+        # Computed on a sample: the true row count is known only for row-preserving operations.
+        rows = rules_pandas.rows_after(func, inputs, site)
+        return Val(result, sampled=True, rows=rows, fake=fake)
+
+    # ----------------------------------------------------------------- helpers
+
+    def truth(self, value: Any) -> Optional[bool]:
+        """The truth value of a tracked value when it is safe and certain to compute."""
+        if not isinstance(value, Val) or value.sampled or value.fake:
+            return None
+        obj = value.obj
+        if type(obj) in (bool, int, float, str, bytes, list, tuple, dict, set, type(None), range):
+            return bool(obj)
+        np = loaded("numpy")
+        if np is not None and isinstance(obj, np.bool_):
+            return bool(obj)
+        return None
+
+    def iterate(self, value: Any, node: ast.AST) -> Tuple[Optional[List[Any]], bool]:
+        """The first items of a tracked iterable and whether they are all of them."""
+        if not isinstance(value, Val):
+            return None, False
+        items = rules_python.iteration_items(value, MAX_UNROLL)
+        if items is None:
+            return None, False
+        listed, complete = items
+        return [Val(i, fake=value.fake) if not isinstance(i, Val) else i for i in listed], complete
+
+
+@contextlib.contextmanager
+def quiet() -> Iterator[None]:
+    """Silence warnings and prints of library code evaluated by the checker."""
+    sink = io.StringIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
+            yield
+
+
+def _plain_kwargs(site: CallSite) -> Dict[str, Any]:
+    return {k: v.obj for k, v in site.kwargs.items() if isinstance(v, Val)}
+
+
+def _as_load(target: ast.expr) -> ast.expr:
+    clone = ast.parse(ast.unparse(target), mode="eval").body if hasattr(ast, "unparse") else target
+    ast.copy_location(clone, target)
+    for sub in ast.walk(clone):
+        if hasattr(sub, "lineno"):
+            ast.copy_location(sub, target)
+    return clone
+
+
+def _target_stmt(target: ast.expr) -> ast.stmt:
+    return ast.Assign(targets=[target], value=ast.Constant(None))
+
+
+def _dotted(node: ast.expr) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return _dotted(node.value) + "." + node.attr
+    if isinstance(node, ast.Call):
+        return _dotted(node.func) + "()"
+    return "<expr>"
+
+
+def _loaded_names(node: ast.AST) -> Set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+def _user_function_from_ast(node: Any) -> UserFunction:
+    names = tuple(sorted(_loaded_names(node)))
+    defines = any(isinstance(n, ast.Global) for n in ast.walk(node))
+    return UserFunction(node.name, names, defines)
+
+
+def _static_attribute(obj: Any, name: str) -> Any:
+    """A plain function found on the class of a user object, without running user code."""
+    import inspect
+
+    if name in as_dict(obj):
+        return None
+    try:
+        found = inspect.getattr_static(obj, name)
+    except AttributeError:
+        return None
+    if isinstance(found, (staticmethod, classmethod)):
+        found = found.__func__
+    return found if callable(found) and hasattr(found, "__code__") else None
+
+
+def _function_globals(func: Any) -> Tuple[str, ...]:
+    code = getattr(func, "__code__", None)
+    names: Set[str] = set()
+    stack = [code] if code is not None else []
+    while stack:
+        current = stack.pop()
+        names.update(current.co_names)
+        stack.extend(c for c in current.co_consts if hasattr(c, "co_names"))
+    return tuple(sorted(names))
+
+
+def _defines_globals(func: Any) -> bool:
+    import dis
+
+    code = getattr(func, "__code__", None)
+    if code is None:
+        return True
+    stack = [code]
+    while stack:
+        current = stack.pop()
+        for instruction in dis.get_instructions(current):
+            if instruction.opname in ("STORE_GLOBAL", "DELETE_GLOBAL"):
+                return True
+        stack.extend(c for c in current.co_consts if hasattr(c, "co_names"))
+    return False
+
+
+def prepare_source(source: str) -> Tuple[str, int]:
+    """IPython-transformed source and the line offset of the analysed body."""
+    offset = 0
+    stripped = source.lstrip("\n")
+    if stripped.startswith("%%"):
+        first, _, rest = source.partition("\n")
+        magic = first.strip()[2:].split()[0] if first.strip()[2:] else ""
+        if magic not in ("time", "capture", "crane", "crane_llm"):
+            return "", 0
+        source, offset = rest, 1
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    if shell is not None:
+        try:
+            source = shell.transform_cell(source)
+        except Exception:
+            pass
+    return source, offset
+
+
+def check_source(source: str, namespace: Optional[Dict[str, Any]] = None) -> List[Dict[str, Any]]:
+    """Findings (Finding JSON dicts) for one cell against a namespace (default: the user's)."""
+    if namespace is None:
+        namespace = _user_namespace()
+    code, offset = prepare_source(source)
+    if not code.strip():
+        return []
+    try:
+        tree = ast.parse(code)
+    except SyntaxError as exc:
+        return [rules_python.syntax_error(exc, offset)]
+    checker = Checker(tree, code.splitlines(), namespace, offset)
+    with quiet():
+        checker.run()
+    return checker.findings
 
 
 def check_request(payload: Dict[str, Any]) -> Dict[str, Any]:
-    """payload: {"source": cell text, ...} -> {"findings": [...]}."""
-    return {"findings": []}
+    """payload: {"source": cell text} -> {"findings": [...]}."""
+    source = payload.get("source", "")
+    started = time.perf_counter()
+    findings = check_source(source)
+    return {"findings": findings, "check_ms": (time.perf_counter() - started) * 1000.0}

@@ -2,8 +2,17 @@
 
 SHIPPED_MODULES = (
     "jsonsafe",
+    "summary_base",
+    "summary_python",
+    "summary_numpy",
+    "summary_pandas",
+    "summary_torch",
+    "summary_sklearn",
+    "summary_tf",
     "summarise",
     "values",
+    "outcomes",
+    "purity",
     "rules_python",
     "rules_pandas",
     "rules_numpy",

@@ -1,1 +1,393 @@
-"""(filled in by the checker work)."""
+"""pandas rules: missing columns and labels, removed APIs, inplace effects, failing casts."""
+
+from __future__ import annotations
+
+import ast
+from typing import Any, List, Optional
+
+from .outcomes import CallSite, Raise, Result
+from .values import (
+    UNKNOWN,
+    BoundMethod,
+    Val,
+    closest_name,
+    is_dataframe,
+    is_library_object,
+    is_plain_data,
+    is_series,
+    loaded,
+    preview,
+)
+
+# Methods whose result has the same rows as the receiver (so a sample's true row count carries).
+ROW_PRESERVING = frozenset(
+    """drop rename astype fillna copy replace round abs isna isnull notna notnull add sub mul div
+    truediv floordiv mod pow clip get_dummies to_numeric to_datetime reset_index set_index
+    reindex_like assign select_dtypes __getitem__ where mask shift diff cumsum cumprod rank map
+    str lower upper strip apply""".split()
+)
+# Methods that take column labels; a KeyError they raise does not depend on the rows sampled.
+COLUMN_METHODS = frozenset(
+    """drop groupby sort_values set_index pivot pivot_table dropna drop_duplicates melt
+    nlargest nsmallest value_counts duplicated explode rename_axis""".split()
+)
+# Element-wise conversions: if they fail on a subset of the values they fail on all of them.
+CONVERSIONS = frozenset({"astype", "to_numeric", "to_datetime", "to_timedelta"})
+
+
+def _is_frame_like(obj: Any) -> bool:
+    return is_dataframe(obj) or is_series(obj)
+
+
+def missing_column_raise(frame: Any, key: Any, exc: BaseException, node: ast.AST,
+                         key_node: Optional[ast.AST]) -> Raise:
+    columns = list(frame.columns)
+    missing = key if not isinstance(key, (list, tuple)) else [k for k in key if k not in frame.columns]
+    probe_key = missing if not isinstance(missing, list) else (missing[0] if len(missing) == 1 else None)
+    closest = closest_name(probe_key, columns) if probe_key is not None else None
+    replace_node = None
+    if closest is not None and key_node is not None:
+        replace_node = _literal_node(key_node, probe_key)
+    message = str(exc) if not isinstance(exc, KeyError) else _key_error_text(exc)
+    facts = ["available columns (%d): %s" % (len(columns), preview(columns))]
+    if closest is not None:
+        facts.append("closest existing column: %r" % closest)
+    return Raise(
+        "pandas-missing-column", "KeyError", message, facts=facts,
+        fix=("use %r" % closest) if closest is not None else "check the column name; it may have been dropped or renamed by a cell that already ran",
+        closest=closest, node=node, replace_node=replace_node,
+        replace_text=repr(closest) if replace_node is not None else None,
+    )
+
+
+def _key_error_text(exc: BaseException) -> str:
+    if exc.args and isinstance(exc.args[0], str) and not exc.args[0].startswith(("'", '"', "[", "None")):
+        return repr(exc.args[0])
+    return str(exc)
+
+
+def _literal_node(node: ast.AST, value: Any) -> Optional[ast.AST]:
+    """The string literal `value` inside node (the key as written), for a quick fix."""
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Constant) and sub.value == value:
+            return sub
+    return None
+
+
+def on_attribute(chk: Any, node: ast.Attribute, base: Val) -> Any:
+    obj = base.obj
+    if not _is_frame_like(obj):
+        return None
+    name = node.attr
+    if is_dataframe(obj) and name in obj.columns and not hasattr(type(obj), name):
+        column = obj[name]
+        return Result(Val(column, sampled=base.sampled, rows=base.rows, fake=base.fake))
+    if hasattr(type(obj), name):
+        return None  # generic attribute rule evaluates it
+    if is_dataframe(obj):
+        from .rules_python import REMOVED_API_FIXES
+
+        kind = type(obj).__name__
+        fix = REMOVED_API_FIXES.get((kind, name))
+        closest = closest_name(name, list(obj.columns)) if fix is None else None
+        facts = []
+        if fix is None:
+            facts.append("'%s' is neither a DataFrame attribute nor a column; columns: %s" % (name, preview(list(obj.columns))))
+        return Raise(
+            "pandas-missing-attribute" if fix is None else "pandas-removed-api", "AttributeError",
+            "'%s' object has no attribute '%s'" % (kind, name), facts=facts,
+            fix=fix or (("use df[%r]" % closest) if closest else None), closest=closest, node=node,
+        )
+    return None
+
+
+def on_subscript(chk: Any, node: ast.Subscript, base: Val, key: Any) -> Any:
+    obj = base.obj
+    if not is_dataframe(obj) or not isinstance(key, Val):
+        return None
+    label = key.obj
+    if isinstance(label, (str, int, float, tuple)) or (type(label) is list and is_plain_data(label)):
+        labels = label if type(label) is list else [label]
+        if all(_hashable(item) and item not in obj.columns for item in labels) or (
+            type(label) is list and any(item not in obj.columns for item in labels)
+        ):
+            try:
+                obj[label]
+            except KeyError as exc:
+                return missing_column_raise(obj, label, exc, node, node.slice)
+            except Exception:
+                return Result(UNKNOWN)
+        try:
+            from .checker import quiet
+
+            with quiet():
+                result = obj[label]
+        except Exception:
+            return Result(UNKNOWN)
+        return Result(Val(result, sampled=base.sampled, rows=base.rows, fake=base.fake))
+    pd = loaded("pandas")
+    if pd is not None and is_series(label) or (loaded("numpy") is not None and type(label).__name__ == "ndarray"):
+        if base.sampled or key.sampled:
+            return Result(UNKNOWN)
+        try:
+            result = obj[label]
+        except Exception:
+            return Result(UNKNOWN)
+        return Result(Val(result, fake=base.fake or key.fake))
+    return None
+
+
+def _hashable(value: Any) -> bool:
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
+
+
+def on_binop(chk: Any, node: ast.BinOp, left: Val, right: Val) -> Any:
+    return None
+
+
+def _drop_columns(site: CallSite) -> Optional[Any]:
+    """The column labels a DataFrame.drop call removes, if it removes columns."""
+    columns = site.kwargs.get("columns")
+    if columns is not None:
+        return columns
+    axis = site.kwargs.get("axis")
+    if axis is None and len(site.args) >= 2:
+        axis = site.args[1]
+    labels = site.kwargs.get("labels", site.args[0] if site.args else None)
+    if isinstance(axis, Val) and axis.obj in (1, "columns"):
+        return labels
+    return None
+
+
+def on_call(chk: Any, site: CallSite) -> Any:
+    func = site.func
+    if isinstance(func, BoundMethod) and _is_frame_like(func.receiver.obj):
+        return _frame_method(chk, site, func)
+    if isinstance(func, Val):
+        pd = loaded("pandas")
+        target = func.obj
+        if pd is not None and getattr(target, "__module__", "").startswith("pandas"):
+            name = getattr(target, "__name__", "")
+            if name.startswith("read_") and getattr(pd, name, None) is target:
+                return _read_rule(site)
+            if name in CONVERSIONS and getattr(pd, name, None) is target:
+                return _conversion(chk, site, target, [])
+    return None
+
+
+def _read_rule(site: CallSite) -> Any:
+    import os
+
+    path = site.arg(0, "filepath_or_buffer")
+    if isinstance(path, Val) and isinstance(path.obj, str) and "://" not in path.obj:
+        if not os.path.exists(path.obj) and not any(ch in path.obj for ch in "*?"):
+            from .rules_python import missing_file
+
+            return missing_file(path.obj, site)
+    return Result(UNKNOWN)
+
+
+def _frame_method(chk: Any, site: CallSite, func: BoundMethod) -> Any:
+    receiver = func.receiver
+    obj = receiver.obj
+    name = func.name
+    if site.has_star or not all(isinstance(v, Val) for v in list(site.args) + list(site.kwargs.values())):
+        if name in ("drop", "pop", "insert", "update", "fillna", "dropna", "rename", "reset_index",
+                    "set_index", "sort_values", "replace", "drop_duplicates"):
+            _forget_receiver(chk, site)
+        return None
+    inplace = isinstance(site.kwargs.get("inplace"), Val) and site.kwargs["inplace"].obj is True
+    if name in CONVERSIONS and not inplace:
+        return _conversion(chk, site, func.func, [receiver])
+    if name == "pop" and is_dataframe(obj) and site.args:
+        label = site.args[0].obj
+        if _hashable(label) and label not in obj.columns:
+            try:
+                obj.copy(deep=False).pop(label)
+            except KeyError as exc:
+                return missing_column_raise(obj, label, exc, site.node, site.arg_node(0, "item"))
+        _forget_receiver(chk, site)
+        return Result(UNKNOWN)
+    if name in ("insert", "update"):
+        _forget_receiver(chk, site)
+        return Result(UNKNOWN)
+    if not inplace and name not in COLUMN_METHODS:
+        return None
+    kwargs = {k: v.obj for k, v in site.kwargs.items() if k != "inplace"}
+    args = [v.obj for v in site.args]
+    if any(not (is_plain_data(v) or is_library_object(v)) for v in args + list(kwargs.values())):
+        if inplace:
+            _forget_receiver(chk, site)
+        return Result(UNKNOWN)
+    try:
+        from .checker import quiet
+
+        with quiet():
+            result = getattr(obj, name)(*args, **kwargs)
+    except KeyError as exc:
+        if receiver.fake and not is_dataframe(obj):
+            return Result(UNKNOWN)
+        trusted = not receiver.sampled or name in COLUMN_METHODS and _drop_columns_ok(name, site)
+        if not trusted:
+            return Result(UNKNOWN)
+        key_node = _label_node(site)
+        if is_dataframe(obj):
+            labels = _labels_from(site, name)
+            return missing_column_raise(obj, labels, exc, site.node, key_node) if labels is not None else Raise(
+                "pandas-missing-label", "KeyError", _key_error_text(exc), node=site.node)
+        return Raise("pandas-missing-label", "KeyError", _key_error_text(exc), node=site.node)
+    except Exception as exc:
+        if receiver.sampled or receiver.fake:
+            return Result(UNKNOWN)
+        from .rules_python import raised
+
+        return raised(exc, site)
+    new_value = Val(result, sampled=receiver.sampled,
+                    rows=receiver.rows if name in ROW_PRESERVING else None, fake=receiver.fake)
+    if inplace:
+        target = site.node.func.value if isinstance(site.node.func, ast.Attribute) else None
+        if isinstance(target, ast.Name):
+            chk.bind(target.id, new_value)
+        else:
+            _forget_receiver(chk, site)
+        return Result(Val(None))
+    return Result(new_value)
+
+
+def _drop_columns_ok(name: str, site: CallSite) -> bool:
+    if name != "drop":
+        return True
+    return _drop_columns(site) is not None
+
+
+def _labels_from(site: CallSite, name: str) -> Any:
+    if name == "drop":
+        value = _drop_columns(site)
+    else:
+        value = site.arg(0, {"groupby": "by", "sort_values": "by", "set_index": "keys",
+                             "dropna": "subset", "drop_duplicates": "subset"}.get(name, "columns"))
+        if name == "dropna":
+            value = site.kwargs.get("subset")
+    return value.obj if isinstance(value, Val) else None
+
+
+def _label_node(site: CallSite) -> Optional[ast.AST]:
+    for keyword in site.node.keywords:
+        if keyword.arg in ("columns", "labels", "by", "subset", "keys"):
+            return keyword.value
+    return site.node.args[0] if site.node.args else None
+
+
+def _forget_receiver(chk: Any, site: CallSite) -> None:
+    target = site.node.func.value if isinstance(site.node.func, ast.Attribute) else None
+    if isinstance(target, ast.Name):
+        chk.bind(target.id, UNKNOWN)
+    if isinstance(site.func, BoundMethod):
+        chk.havoc_value(site.func.receiver)
+
+
+def _conversion(chk: Any, site: CallSite, func: Any, inputs: List[Val]) -> Any:
+    """astype / to_numeric / to_datetime: a failure on a sample is a failure on all rows."""
+    values = inputs + list(site.args) + list(site.kwargs.values())
+    if site.has_star or not all(isinstance(v, Val) for v in values):
+        return None
+    if any(v.fake for v in values):
+        return Result(UNKNOWN)
+    errors = site.kwargs.get("errors")
+    if isinstance(errors, Val) and errors.obj in ("coerce", "ignore"):
+        return None
+    args = [v.obj for v in site.args]
+    kwargs = {k: v.obj for k, v in site.kwargs.items()}
+    if any(not (is_plain_data(v) or is_library_object(v) or isinstance(v, type)) for v in args + list(kwargs.values())):
+        return None
+    try:
+        from .checker import quiet
+
+        with quiet():
+            result = func(*args, **kwargs)
+    except (ValueError, TypeError, OverflowError) as exc:
+        sample = inputs[0].obj if inputs else (site.args[0].obj if site.args else None)
+        facts = _conversion_facts(sample)
+        return Raise(
+            "pandas-invalid-cast", type(exc).__name__, str(exc).split("\n")[0], facts=facts,
+            fix="clean the values first (e.g. .str.replace('[$,]', '', regex=True)), or pass errors='coerce'"
+            if "to_" in getattr(func, "__name__", "") else "clean or fill the values that cannot be converted first (e.g. fillna, str.replace)",
+            node=site.node,
+        )
+    except Exception:
+        return Result(UNKNOWN)
+    sampled = any(v.sampled for v in values)
+    rows = next((v.rows for v in values if v.sampled), None)
+    return Result(Val(result, sampled=sampled, rows=rows))
+
+
+def _conversion_facts(sample: Any) -> List[str]:
+    if not is_series(sample):
+        return []
+    try:
+        examples = [repr(v) for v in sample.dropna().unique()[:5]]
+    except Exception:
+        return []
+    return ["dtype %s; example values: %s" % (sample.dtype, ", ".join(examples)),
+            "NaN values in sample: %d" % int(sample.isna().sum())]
+
+
+def set_item(chk: Any, target: ast.Subscript, base: Any, key: Any, value: Any) -> Any:
+    """`frame[col] = value`: the frame with that column, computed on a copy."""
+    if not isinstance(base, Val) or not is_dataframe(base.obj) or not isinstance(key, Val):
+        return None
+    label = key.obj
+    if not _hashable(label) or isinstance(label, tuple) or (type(label) is list):
+        return None
+    frame = base.obj.copy(deep=True)
+    fake = base.fake
+    if isinstance(value, Val) and (is_plain_data(value.obj) or is_library_object(value.obj)) and not (
+            value.sampled != base.sampled and not _is_scalar(value.obj)):
+        try:
+            from .checker import quiet
+
+            with quiet():
+                frame[label] = value.obj
+        except Exception:
+            frame[label] = None
+            fake = True
+        fake = fake or value.fake
+    else:
+        frame[label] = None
+        fake = True
+    return Result(Val(frame, sampled=base.sampled, rows=base.rows, fake=fake))
+
+
+def _is_scalar(obj: Any) -> bool:
+    return type(obj) in (int, float, str, bool) or type(obj).__module__ == "numpy" and not hasattr(obj, "shape") or getattr(obj, "shape", None) == ()
+
+
+def delete_item(chk: Any, target: ast.Subscript, base: Any, key: Any) -> Any:
+    """`del frame[col]`: KeyError when the column is missing, else the frame without it."""
+    if not isinstance(base, Val) or not is_dataframe(base.obj) or not isinstance(key, Val):
+        return None
+    label = key.obj
+    if not _hashable(label):
+        return None
+    frame = base.obj
+    if label not in frame.columns:
+        try:
+            frame.copy(deep=False).__delitem__(label)
+        except KeyError as exc:
+            return missing_column_raise(frame, label, exc, target, target.slice)
+        return None
+    return Result(Val(frame.drop(columns=[label]), sampled=base.sampled, rows=base.rows, fake=base.fake))
+
+
+def rows_after(func: Any, inputs: List[Val], site: CallSite) -> Optional[int]:
+    """The true row count of a result computed on a sample, when the operation keeps rows."""
+    name = getattr(func, "__name__", "")
+    if name == "drop" and isinstance(site.func, BoundMethod) and _drop_columns(site) is None:
+        return None
+    if name in ROW_PRESERVING and inputs:
+        return inputs[0].rows
+    return None

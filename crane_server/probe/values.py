@@ -1,1 +1,327 @@
-"""(filled in by the checker work)."""
+"""Abstract values the checker follows through a cell.
+
+A value is either UNKNOWN (the checker lost track and judges nothing about it) or a `Val`
+wrapping a real object: one taken from the user namespace (never mutated) or one computed
+by a pure library operation. Large objects are represented by a bounded sample: `Val.rows`
+then holds the true number of rows and `Val.sampled` is set, and only facts that a sample
+preserves (columns, dtypes, trailing dimensions) are trusted.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, Dict, List, Optional, Tuple
+
+# Libraries whose objects may be inspected and whose pure operations may be evaluated.
+LIBRARY_ROOTS = frozenset(
+    {
+        "builtins",
+        "numpy",
+        "pandas",
+        "sklearn",
+        "torch",
+        "matplotlib",
+        "seaborn",
+        "scipy",
+        "statsmodels",
+        "collections",
+        "math",
+        "os",
+        "re",
+        "datetime",
+        "json",
+        "random",
+        "itertools",
+        "functools",
+        "operator",
+        "string",
+        "pathlib",
+        "posixpath",
+        "ntpath",
+        "typing",
+    }
+)
+
+# Objects with more rows than this are represented by a head sample.
+SAMPLE_ROWS = 2000
+# Tensors/arrays with more elements than this are not evaluated at all.
+MAX_EVAL_ELEMENTS = 2_000_000
+
+
+class Unknown:
+    """The checker does not know this value; nothing is judged about it."""
+
+    _instance: Optional["Unknown"] = None
+
+    def __new__(cls) -> "Unknown":
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "UNKNOWN"
+
+
+UNKNOWN = Unknown()
+
+
+class Val:
+    """A tracked value: the object itself, or a head sample of it (`sampled`, true `rows`)."""
+
+    __slots__ = ("obj", "sampled", "rows", "origin", "fake")
+
+    def __init__(
+        self,
+        obj: Any,
+        sampled: bool = False,
+        rows: Optional[int] = None,
+        origin: str = "",
+        fake: bool = False,
+    ) -> None:
+        self.obj = obj
+        self.sampled = sampled
+        self.rows = rows
+        self.origin = origin
+        # `fake`: some values are placeholders (e.g. a column assigned from an unknown value):
+        # the structure is right, the values and dtypes are not to be judged.
+        self.fake = fake
+
+    def __repr__(self) -> str:
+        return "Val(%s%s)" % (type(self.obj).__name__, ", sampled" if self.sampled else "")
+
+
+class UserFunction:
+    """A function or class defined by the user: never called by the checker."""
+
+    def __init__(self, name: str, global_names: Tuple[str, ...] = (), defines_globals: bool = False):
+        self.name = name
+        self.global_names = global_names
+        self.defines_globals = defines_globals
+
+
+class BoundMethod:
+    """`receiver.name` where receiver is a tracked value and name one of its methods."""
+
+    __slots__ = ("receiver", "name", "func")
+
+    def __init__(self, receiver: Val, name: str, func: Any) -> None:
+        self.receiver = receiver
+        self.name = name
+        self.func = func
+
+
+class AxesPlaceholder:
+    """Stands for a matplotlib Axes that `plt.subplots` would create (never created)."""
+
+    def __repr__(self) -> str:
+        return "<Axes>"
+
+
+class FigurePlaceholder:
+    def __repr__(self) -> str:
+        return "<Figure>"
+
+
+class FittedModel:
+    """An estimator that the cell fits before using it: what fit would have recorded."""
+
+    def __init__(self, estimator: Any, n_features: Optional[int], feature_names: Optional[List[str]]):
+        self.estimator = estimator
+        self.n_features = n_features
+        self.feature_names = feature_names
+
+
+def root_module(obj: Any) -> str:
+    """The top-level package that defines the type of `obj` (without calling user code)."""
+    module = getattr(type(obj), "__module__", None) or ""
+    return module.split(".", 1)[0]
+
+
+def type_root(tp: type) -> str:
+    return (getattr(tp, "__module__", None) or "").split(".", 1)[0]
+
+
+def is_library_type(tp: type) -> bool:
+    """True when `tp` and every class in its MRO come from a library, not from user code."""
+    try:
+        mro = tp.__mro__
+    except Exception:
+        return False
+    return all(type_root(klass) in LIBRARY_ROOTS for klass in mro)
+
+
+def is_library_object(obj: Any) -> bool:
+    return is_library_type(type(obj))
+
+
+def is_library_callable(func: Any) -> bool:
+    """A function, builtin or class that a library defines."""
+    if isinstance(func, type):
+        return is_library_type(func)
+    module = getattr(func, "__module__", None)
+    if not isinstance(module, str):
+        module = getattr(type(func), "__module__", "") or ""
+    return module.split(".", 1)[0] in LIBRARY_ROOTS and is_library_type(type(func))
+
+
+def loaded(name: str) -> Any:
+    """A module the user has already imported, else None (never imports anything)."""
+    return sys.modules.get(name)
+
+
+def is_dataframe(obj: Any) -> bool:
+    pd = loaded("pandas")
+    return pd is not None and isinstance(obj, pd.DataFrame)
+
+
+def is_series(obj: Any) -> bool:
+    pd = loaded("pandas")
+    return pd is not None and isinstance(obj, pd.Series)
+
+
+def is_ndarray(obj: Any) -> bool:
+    np = loaded("numpy")
+    return np is not None and type(obj) is np.ndarray
+
+
+def is_tensor(obj: Any) -> bool:
+    torch = loaded("torch")
+    return torch is not None and isinstance(obj, torch.Tensor)
+
+
+def is_estimator(obj: Any) -> bool:
+    base = loaded("sklearn.base")
+    return base is not None and isinstance(obj, base.BaseEstimator)
+
+
+def length_of(value: Any) -> Optional[int]:
+    """True length (rows) of a tracked value, if known."""
+    if not isinstance(value, Val):
+        return None
+    if value.rows is not None:
+        return value.rows
+    obj = value.obj
+    if type(obj) in (list, tuple, dict, str, set, range, frozenset, bytes):
+        return len(obj)
+    if is_library_object(obj) and hasattr(type(obj), "__len__"):
+        try:
+            return len(obj)
+        except Exception:
+            return None
+    return None
+
+
+def from_namespace(obj: Any) -> Any:
+    """Wrap a namespace object, sampling large frames and arrays; user objects stay opaque."""
+    if is_dataframe(obj) or is_series(obj):
+        rows = len(obj)
+        if rows > SAMPLE_ROWS:
+            return Val(obj.iloc[:SAMPLE_ROWS], sampled=True, rows=rows, origin="namespace")
+        return Val(obj, origin="namespace")
+    if is_ndarray(obj):
+        if obj.ndim and obj.shape[0] > SAMPLE_ROWS and obj.size > MAX_EVAL_ELEMENTS // 10:
+            return Val(obj[:SAMPLE_ROWS], sampled=True, rows=int(obj.shape[0]), origin="namespace")
+        return Val(obj, origin="namespace")
+    if is_tensor(obj):
+        try:
+            numel = int(obj.numel())
+        except Exception:
+            return UNKNOWN
+        if numel > MAX_EVAL_ELEMENTS or str(obj.device) == "meta" or obj.is_sparse:
+            return UNKNOWN
+        return Val(obj, origin="namespace")
+    return Val(obj, origin="namespace")
+
+
+def describe_type(obj: Any) -> str:
+    tp = type(obj)
+    module = getattr(tp, "__module__", "") or ""
+    name = getattr(tp, "__qualname__", tp.__name__)
+    if module in ("builtins", ""):
+        return name
+    return "%s.%s" % (module.split(".")[0], name) if module.startswith("pandas") else name
+
+
+def shape_of(obj: Any) -> Optional[Tuple[int, ...]]:
+    """Shape of a numpy array, tensor or pandas object, else None."""
+    if is_ndarray(obj) or is_dataframe(obj) or is_series(obj):
+        return tuple(int(d) for d in obj.shape)
+    if is_tensor(obj):
+        return tuple(int(d) for d in obj.shape)
+    np = loaded("numpy")
+    if np is not None and isinstance(obj, np.generic):
+        return ()
+    return None
+
+
+def true_shape(value: Val) -> Optional[Tuple[int, ...]]:
+    shape = shape_of(value.obj)
+    if shape is None:
+        return None
+    if value.sampled and value.rows is not None and shape:
+        return (value.rows,) + shape[1:]
+    return shape
+
+
+def columns_of(obj: Any) -> Optional[List[Any]]:
+    if is_dataframe(obj):
+        return list(obj.columns)
+    return None
+
+
+def closest_name(name: Any, candidates: List[Any]) -> Optional[str]:
+    """The candidate most similar to `name` (difflib), if any is reasonably close."""
+    import difflib
+
+    if not isinstance(name, str):
+        return None
+    texts = [c for c in candidates if isinstance(c, str)]
+    lowered = {c.lower(): c for c in texts}
+    if name.lower() in lowered and lowered[name.lower()] != name:
+        return lowered[name.lower()]
+    stripped = {c.strip(): c for c in texts}
+    if name.strip() in stripped and stripped[name.strip()] != name:
+        return stripped[name.strip()]
+    matches = difflib.get_close_matches(name, texts, n=1, cutoff=0.6)
+    return matches[0] if matches else None
+
+
+def preview(items: List[Any], limit: int = 12) -> str:
+    shown = ", ".join(repr(i) for i in items[:limit])
+    if len(items) > limit:
+        shown += ", ... (%d in all)" % len(items)
+    return "[" + shown + "]"
+
+
+SAFE_BUILTIN_TYPES = (int, float, complex, bool, str, bytes, type(None), list, tuple, dict, set,
+                      frozenset, range, slice)
+
+
+def is_plain_data(obj: Any, depth: int = 0) -> bool:
+    """Builtin containers of builtin scalars (exact types): safe to copy and operate on."""
+    tp = type(obj)
+    if tp in (int, float, complex, bool, str, bytes, type(None), range, slice):
+        return True
+    if depth > 2:
+        return False
+    if tp in (list, tuple, set, frozenset):
+        if len(obj) > 10000:
+            return False
+        return all(is_plain_data(item, depth + 1) or is_library_object(item) for item in obj)
+    if tp is dict:
+        if len(obj) > 10000:
+            return False
+        return all(
+            is_plain_data(k, depth + 1) and (is_plain_data(v, depth + 1) or is_library_object(v))
+            for k, v in obj.items()
+        )
+    return False
+
+
+def as_dict(obj: Any) -> Dict[str, Any]:
+    """The instance dict of an object without calling user code (empty if none)."""
+    try:
+        found = object.__getattribute__(obj, "__dict__")
+    except Exception:
+        return {}
+    return found if type(found) is dict else {}

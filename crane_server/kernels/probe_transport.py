@@ -1,0 +1,124 @@
+"""Ship the kernel-side probe as one silent `user_expressions` expression and read its JSON.
+
+The probe package is installed once per kernel under the private `_crane_probe` prefix of
+`sys.modules` (re-installed when its source changes, detected by a hash); every request is
+then a single expression evaluated by IPython with `code=""`, `silent=True` and
+`store_history=False`, which leaves the namespace, `_`, `Out`, history and the execution
+count untouched.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+from crane_server.errors import ProbeError
+from crane_server.probe.manifest import SHIPPED_MODULES
+
+PROBE_KEY = "_crane_probe"
+EXPRESSION_NAME = "crane"
+
+# Runs in a fresh globals dict (never the user namespace). Creates the package module and
+# its submodules under PROBE_KEY, executing each in dependency order.
+_BOOTSTRAP = """
+import sys
+_ModuleType = type(sys)
+_pkg = _ModuleType(KEY)
+_pkg.__path__ = []
+_pkg.__package__ = KEY
+_pkg.VERSION = VERSION
+_installed = {KEY: _pkg}
+for _name, _source in SOURCES:
+    _mod = _ModuleType(KEY + "." + _name)
+    _mod.__package__ = KEY
+    _mod.__file__ = "<crane-probe:" + _name + ">"
+    _installed[KEY + "." + _name] = _mod
+for _old in [k for k in sys.modules if k == KEY or k.startswith(KEY + ".")]:
+    del sys.modules[_old]
+sys.modules.update(_installed)
+try:
+    for _name, _source in SOURCES:
+        _mod = _installed[KEY + "." + _name]
+        exec(compile(_source, _mod.__file__, "exec"), _mod.__dict__)
+        setattr(_pkg, _name, _mod)
+except BaseException:
+    for _k in _installed:
+        sys.modules.pop(_k, None)
+    raise
+"""
+
+
+@lru_cache(maxsize=1)
+def probe_sources() -> tuple[tuple[str, str], ...]:
+    """The shipped modules' (name, source) pairs, read from the installed package."""
+    package = resources.files("crane_server.probe")
+    return tuple(
+        (name, package.joinpath(f"{name}.py").read_text(encoding="utf-8"))
+        for name in SHIPPED_MODULES
+    )
+
+
+@lru_cache(maxsize=1)
+def probe_version() -> str:
+    digest = hashlib.sha256()
+    for name, source in probe_sources():
+        digest.update(name.encode())
+        digest.update(source.encode())
+    return digest.hexdigest()[:16]
+
+
+@lru_cache(maxsize=1)
+def _install_call() -> str:
+    env = {"KEY": PROBE_KEY, "VERSION": probe_version(), "SOURCES": probe_sources()}
+    return f"exec({_BOOTSTRAP!r}, {{'__builtins__': __builtins__, **{env!r}}})"
+
+
+def build_probe_expression(op: str, payload: dict[str, Any]) -> str:
+    """One self-contained expression: install the probe if needed, then dispatch."""
+    key = PROBE_KEY
+    modules = "__import__('sys').modules"
+    installed = (
+        f"({key!r} in {modules} and "
+        f"getattr({modules}[{key!r}], 'VERSION', None) == {probe_version()!r})"
+    )
+    call = f"{modules}[{key!r}].entry.dispatch({op!r}, {json.dumps(payload)!r})"
+    return f"({call} if {installed} else [{_install_call()}, {call}][1])"
+
+
+def build_probe_content(op: str, payload: dict[str, Any]) -> dict[str, Any]:
+    """The content of the silent `execute_request` that carries one probe call."""
+    return {
+        "code": "",
+        "silent": True,
+        "store_history": False,
+        "user_expressions": {EXPRESSION_NAME: build_probe_expression(op, payload)},
+        "allow_stdin": False,
+        "stop_on_error": False,
+    }
+
+
+def decode_probe_reply(reply_content: dict[str, Any]) -> Any:
+    """Extract the probe's JSON from an `execute_reply` content; raise ProbeError otherwise."""
+    expressions = reply_content.get("user_expressions") or {}
+    result = expressions.get(EXPRESSION_NAME)
+    if not isinstance(result, dict):
+        raise ProbeError("the kernel did not return the probe's result")
+    if result.get("status") != "ok":
+        name = result.get("ename", "Error")
+        value = result.get("evalue", "")
+        raise ProbeError(f"the probe failed in the kernel: {name}: {value}")
+    data = result.get("data") or {}
+    if "application/json" not in data:
+        raise ProbeError("the probe's result carried no application/json data")
+    value = data["application/json"]
+    if isinstance(value, str):  # some frontends/kernels serialise JSON as text
+        try:
+            value = json.loads(value)
+        except ValueError as exc:
+            raise ProbeError("the probe returned unreadable JSON") from exc
+    if isinstance(value, dict) and "error" in value and len(value) <= 2:
+        raise ProbeError(f"the probe reported: {value['error']}")
+    return value
