@@ -1,13 +1,107 @@
-"""`crane-server check`: predict whether a cell will crash."""
+"""`crane-server check`: predict whether a notebook cell will crash, without running it."""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import sys
+from pathlib import Path
+
+import msgspec
+
+from crane_server.engine import check_cell
+from crane_server.llm.command_support import add_llm_arguments, run_llm_check
+from crane_server.errors import CraneError, DocumentError
+from crane_server.kernels.session import KernelSession
+from crane_server.notebook_run import prepared_notebook, read_code_cells, resolve_cell
+from crane_server.protocol import CheckResult
+from crane_server.render import render_result
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    """Declare this subcommand's arguments."""
+    parser.add_argument("target", nargs="?", help="notebook (.ipynb), a file holding the cell, or - for stdin")
+    parser.add_argument("--cell", type=int, default=None,
+                        help="0-based index among code cells (default: the last code cell)")
+    parser.add_argument("--connection-file", help="check against this running kernel instead of a fresh one")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--timeout", type=float, default=120.0, help="seconds per preceding cell")
+    add_llm_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
-    raise NotImplementedError
+    if args.connection_file is None and not args.target:
+        raise DocumentError("give a notebook to check, or --connection-file with a cell file or -")
+    try:
+        result, source = asyncio.run(_check(args))
+    except CraneError as exc:
+        if args.json:
+            print(msgspec.json.encode(CheckResult(crash=False, error=str(exc))).decode())
+        raise
+    if args.json:
+        print(msgspec.json.encode(result).decode())
+    else:
+        print(render_result(result, args.target or "<cell>", source))
+    if result.error:
+        return 2
+    return 1 if result.crash else 0
+
+
+async def _check(args: argparse.Namespace) -> tuple[CheckResult, str]:
+    if args.connection_file:
+        return await _check_attached(args)
+    path = Path(args.target)
+    async with prepared_notebook(path, args.cell, timeout=args.timeout) as prepared:
+        if prepared.failed is not None:
+            failed = prepared.failed
+            detail = f"{failed.ename}: {failed.evalue}" if failed.status == "error" else "no answer in time"
+            return CheckResult(
+                crash=False, cell=prepared.target_index,
+                error=(f"code cell {prepared.failed_index} failed while building the kernel state "
+                       f"({detail}); the target cell is not judged on a broken state"),
+                timings=prepared.timings,
+            ), prepared.target_source
+        result = await check_cell(prepared.session, prepared.target_source,
+                                  executed_cells=prepared.executed_sources,
+                                  notebook_cells=prepared.all_sources,
+                                  target_index=prepared.target_index)
+        result.cell = prepared.target_index
+        result.timings.update(prepared.timings)
+        result = await _maybe_llm(args, result, prepared.session, prepared.target_source,
+                                  prepared.executed_sources)
+        return result, prepared.target_source
+
+
+async def _check_attached(args: argparse.Namespace) -> tuple[CheckResult, str]:
+    source, index, cells = _read_target(args)
+    session = await KernelSession.attach(args.connection_file, timeout=5.0)
+    try:
+        result = await check_cell(session, source, notebook_cells=cells, target_index=index)
+        result.cell = index
+        executed = cells[:index] if cells and index is not None else []
+        return await _maybe_llm(args, result, session, source, executed), source
+    finally:
+        await session.close()
+
+
+def _read_target(args: argparse.Namespace) -> tuple[str, int | None, list[str] | None]:
+    if not args.target or args.target == "-":
+        return sys.stdin.read(), None, None
+    path = Path(args.target)
+    if path.suffix == ".ipynb":
+        cells = read_code_cells(path)
+        index = resolve_cell(cells, args.cell)
+        return cells[index], index, cells
+    try:
+        return path.read_text(encoding="utf-8"), None, None
+    except OSError as exc:
+        raise DocumentError(f"{path}: cannot read: {exc}") from exc
+
+
+async def _maybe_llm(args: argparse.Namespace, result: CheckResult, session: KernelSession,
+                     source: str, executed: list[str]) -> CheckResult:
+    """The LLM tier when --llm or --show-prompt asks for it; its failures land in `error`."""
+    checked = await run_llm_check(session, source, executed_cells=executed, rule_result=result, args=args)
+    merged = checked.result
+    if checked.outcome is not None:
+        merged.llm = checked.outcome
+    return merged

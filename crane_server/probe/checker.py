@@ -19,11 +19,12 @@ import warnings
 from typing import Any, Dict, Iterator, List, Optional, Set, Tuple
 
 from . import purity, rules_numpy, rules_pandas, rules_plotting, rules_python, rules_sklearn
-from . import rules_torch
+from . import rules_statsmodels, rules_torch
 from .outcomes import CallSite, Raise, Result, to_finding
 from .values import (
     UNKNOWN,
     BoundMethod,
+    LibraryRef,
     UserFunction,
     Val,
     as_dict,
@@ -36,7 +37,9 @@ from .values import (
 )
 
 # Library-specific rules first; the generic Python rules answer what none of them claimed.
-RULE_MODULES = (rules_pandas, rules_sklearn, rules_torch, rules_plotting, rules_numpy, rules_python)
+RULE_MODULES = (
+    rules_pandas, rules_sklearn, rules_torch, rules_plotting, rules_statsmodels, rules_numpy, rules_python
+)
 MAX_UNROLL = 64
 TIME_BUDGET_S = 0.25
 MUTABLE_BUILTINS = (list, dict, set, bytearray)
@@ -109,6 +112,7 @@ class Checker:
         self.findings: List[Dict[str, Any]] = []
         self.deadline = time.perf_counter() + TIME_BUDGET_S
         self.loop_depth = 0
+        self.rule_errors: List[str] = []
 
     # ----------------------------------------------------------------- results
 
@@ -118,6 +122,17 @@ class Checker:
             return
         self.findings.append(to_finding(outcome, node, self.lines, self.line_offset))
         raise StopWalk()
+
+    def ask(self, hook: Any, *args: Any) -> Any:
+        """Offer an operation to one rule; a rule that fails is skipped (and remembered)."""
+        try:
+            return hook(self, *args)
+        except (StopWalk, Flow):
+            raise
+        except Exception as exc:
+            self.rule_errors.append("%s.%s: %s: %s" % (
+                getattr(hook, "__module__", "?").rsplit(".", 1)[-1], hook.__name__, type(exc).__name__, exc))
+            return None
 
     def outcome(self, answer: Any, node: ast.AST) -> Any:
         if isinstance(answer, Raise):
@@ -256,8 +271,12 @@ class Checker:
             self.outcome(rules_python.import_module(alias.name, stmt), stmt)
             top = alias.name.split(".")[0]
             bound = alias.asname or top
-            module = sys.modules.get(alias.name if alias.asname else top)
-            self.bind(bound, Val(module, origin="import") if module is not None else UNKNOWN)
+            qualname = alias.name if alias.asname else top
+            module = sys.modules.get(qualname)
+            if module is not None:
+                self.bind(bound, Val(module, origin="import"))
+            else:
+                self.bind(bound, Val(LibraryRef(qualname)) if rules_python.installed(qualname) else UNKNOWN)
 
     def stmt_ImportFrom(self, stmt: ast.ImportFrom) -> None:
         if stmt.level or not stmt.module:
@@ -270,6 +289,8 @@ class Checker:
                 self.names_unreliable = True
                 continue
             value: Any = UNKNOWN
+            if module is None and rules_python.installed(stmt.module):
+                value = Val(LibraryRef(stmt.module + "." + alias.name))
             if module is not None:
                 answer = rules_python.import_name(module, stmt.module, alias.name, stmt)
                 got = self.outcome(answer, stmt)
@@ -542,7 +563,7 @@ class Checker:
         if not isinstance(base, Val):
             return UNKNOWN
         for module in RULE_MODULES:
-            answer = module.on_attribute(self, node, base)
+            answer = self.ask(module.on_attribute, node, base)
             got = self.outcome(answer, node)
             if got is not None:
                 return got
@@ -554,7 +575,7 @@ class Checker:
         if not isinstance(base, Val):
             return UNKNOWN
         for module in RULE_MODULES:
-            answer = module.on_subscript(self, node, base, key)
+            answer = self.ask(module.on_subscript, node, base, key)
             got = self.outcome(answer, node)
             if got is not None:
                 return got
@@ -584,23 +605,30 @@ class Checker:
         if not isinstance(left, Val) or not isinstance(right, Val):
             return UNKNOWN
         for module in RULE_MODULES:
-            answer = module.on_binop(self, node, left, right)
+            answer = self.ask(module.on_binop, node, left, right)
             got = self.outcome(answer, node)
             if got is not None:
                 return got
         return UNKNOWN
 
     def expr_UnaryOp(self, node: ast.UnaryOp) -> Any:
+        import operator
+
         operand = self.eval(node.operand)
-        if isinstance(operand, Val) and isinstance(node.op, ast.Not):
+        if not isinstance(operand, Val):
+            return UNKNOWN
+        if isinstance(node.op, ast.Not):
             truth = self.truth(operand)
             return Val(not truth) if truth is not None else UNKNOWN
-        if isinstance(operand, Val) and is_plain_data(operand.obj) and isinstance(operand.obj, (int, float)):
-            try:
-                return Val(eval(compile(ast.Expression(ast.UnaryOp(op=node.op, operand=ast.Constant(operand.obj))), "<crane>", "eval")))
-            except Exception:
-                return UNKNOWN
-        return UNKNOWN
+        if not (is_plain_data(operand.obj) or is_library_object(operand.obj)):
+            return UNKNOWN
+        func = {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Invert: operator.invert}[type(node.op)]
+        try:
+            with quiet():
+                result = func(operand.obj)
+        except Exception:
+            return UNKNOWN
+        return Val(result, sampled=operand.sampled, rows=operand.rows, fake=operand.fake)
 
     def expr_BoolOp(self, node: ast.BoolOp) -> Any:
         # Only the first operand is certainly evaluated.
@@ -776,9 +804,11 @@ class Checker:
             if not isinstance(base, Val):
                 return UNKNOWN
             receiver = base.obj
+            if isinstance(receiver, LibraryRef):
+                return Val(receiver.child(node.attr))
             if is_library_object(receiver) or type(receiver).__name__ == "module":
                 for module in RULE_MODULES:
-                    answer = module.on_attribute(self, node, base)
+                    answer = self.ask(module.on_attribute, node, base)
                     got = self.outcome(answer, node)
                     if got is not None:
                         if isinstance(got, Val) and callable(got.obj) and not isinstance(receiver, type(sys)):
@@ -793,7 +823,7 @@ class Checker:
 
     def call(self, site: CallSite) -> Any:
         for module in RULE_MODULES:
-            answer = module.on_call(self, site)
+            answer = self.ask(module.on_call, site)
             got = self.outcome(answer, site.node)
             if got is not None:
                 return got
@@ -816,6 +846,10 @@ class Checker:
             self.havoc_all(site)
             return UNKNOWN
         target = func.obj
+        if isinstance(target, LibraryRef):
+            if target.root not in rules_python.READ_ONLY_ROOTS:
+                self.havoc_all(site)
+            return UNKNOWN
         if isinstance(target, UserFunction):
             self.havoc_all(site)
             self.havoc_names(target.global_names)
@@ -858,6 +892,8 @@ class Checker:
         try:
             with quiet():
                 result = func(*[v.obj for v in site.args], **{k: v.obj for k, v in site.kwargs.items()})
+                if purity.pure_builtin(func) in ("enumerate", "zip", "reversed"):
+                    result = list(result)  # iterate our own copy, never a lazy object twice
         except Exception as exc:  # the real call would raise the same on exact inputs
             if sampled or fake or not self.certain:
                 return UNKNOWN
@@ -1005,24 +1041,33 @@ def prepare_source(source: str) -> Tuple[str, int]:
 
 def check_source(source: str, namespace: Optional[Dict[str, Any]] = None) -> List[Dict[str, Any]]:
     """Findings (Finding JSON dicts) for one cell against a namespace (default: the user's)."""
+    return run_checker(source, namespace)[0]
+
+
+def run_checker(source: str, namespace: Optional[Dict[str, Any]] = None) -> Tuple[List[Dict[str, Any]], List[str]]:
+    """Findings for one cell, and the errors of rules that failed (skipped)."""
     if namespace is None:
         namespace = _user_namespace()
     code, offset = prepare_source(source)
     if not code.strip():
-        return []
+        return [], []
     try:
         tree = ast.parse(code)
     except SyntaxError as exc:
-        return [rules_python.syntax_error(exc, offset)]
+        return [rules_python.syntax_error(exc, offset)], []
     checker = Checker(tree, code.splitlines(), namespace, offset)
     with quiet():
-        checker.run()
-    return checker.findings
+        try:
+            checker.run()
+        except Exception as exc:  # a defect of the walker itself: judge nothing
+            checker.rule_errors.append("checker: %s: %s" % (type(exc).__name__, exc))
+            return [], checker.rule_errors
+    return checker.findings, checker.rule_errors
 
 
 def check_request(payload: Dict[str, Any]) -> Dict[str, Any]:
     """payload: {"source": cell text} -> {"findings": [...]}."""
     source = payload.get("source", "")
     started = time.perf_counter()
-    findings = check_source(source)
-    return {"findings": findings, "check_ms": (time.perf_counter() - started) * 1000.0}
+    findings, errors = run_checker(source)
+    return {"findings": findings, "rule_errors": errors[:20], "check_ms": (time.perf_counter() - started) * 1000.0}

@@ -19,6 +19,7 @@ SHIPPED_MODULES = (
     "rules_sklearn",
     "rules_torch",
     "rules_plotting",
+    "rules_statsmodels",
     "checker",
     "entry",
 )

@@ -66,7 +66,7 @@ def pure_method(receiver: Any, name: str, kwargs: Dict[str, Any]) -> bool:
     if is_ndarray(receiver):
         return name not in NUMPY_IMPURE_METHODS and not name.startswith("to")
     if is_tensor(receiver):
-        return not name.endswith("_") and name not in TORCH_IMPURE_METHODS and name != "numpy"
+        return not name.endswith("_") and name not in TORCH_IMPURE_METHODS
     if type(receiver) in (str, bytes, tuple, range, frozenset):
         return True
     if type(receiver) is list:

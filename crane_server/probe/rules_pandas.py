@@ -101,8 +101,55 @@ def on_attribute(chk: Any, node: ast.Attribute, base: Val) -> Any:
     return None
 
 
+INDEXERS = frozenset({"_LocIndexer", "_iLocIndexer", "_AtIndexer", "_iAtIndexer"})
+
+
+def _indexer(chk: Any, node: ast.Subscript, base: Val, key: Any) -> Any:
+    """`frame.loc[...]` and friends: evaluated on exact frames; columns checked on samples."""
+    if not isinstance(key, Val) or not (is_plain_data(key.obj) or is_library_object(key.obj)):
+        return Result(UNKNOWN)
+    indexer = base.obj
+    frame = getattr(indexer, "obj", None)
+    name = type(indexer).__name__
+    if base.sampled or key.sampled or base.fake:
+        if name == "_LocIndexer" and is_dataframe(frame) and type(key.obj) is tuple and len(key.obj) == 2:
+            columns = key.obj[1]
+            labels = columns if type(columns) is list else [columns]
+            if all(_hashable(c) for c in labels) and not isinstance(columns, slice):
+                missing = [c for c in labels if c not in frame.columns]
+                if missing and type(columns) is not list:
+                    return missing_column_raise(frame, columns, KeyError(columns), node, node.slice)
+        return Result(UNKNOWN)
+    try:
+        from .checker import quiet
+
+        with quiet():
+            result = indexer[key.obj]
+    except KeyError as exc:
+        if is_dataframe(frame) and name == "_LocIndexer" and type(key.obj) is tuple and len(key.obj) == 2:
+            return missing_column_raise(frame, key.obj[1], exc, node, node.slice)
+        return Raise("pandas-missing-label", "KeyError", _key_error_text(exc),
+                     facts=["index: %s" % _index_text(frame)], node=node)
+    except IndexError as exc:
+        return Raise("pandas-index-out-of-bounds", "IndexError", str(exc).split("\n")[0],
+                     facts=["shape: %s" % (getattr(frame, "shape", "?"),)], node=node)
+    except Exception:
+        return Result(UNKNOWN)
+    return Result(Val(result))
+
+
+def _index_text(frame: Any) -> str:
+    try:
+        index = frame.index
+        return "%s of %d labels, first %s" % (type(index).__name__, len(index), list(index[:5]))
+    except Exception:
+        return "?"
+
+
 def on_subscript(chk: Any, node: ast.Subscript, base: Val, key: Any) -> Any:
     obj = base.obj
+    if type(obj).__name__ in INDEXERS and type(obj).__module__.startswith("pandas"):
+        return _indexer(chk, node, base, key)
     if not is_dataframe(obj) or not isinstance(key, Val):
         return None
     label = key.obj
@@ -170,7 +217,7 @@ def on_call(chk: Any, site: CallSite) -> Any:
     if isinstance(func, Val):
         pd = loaded("pandas")
         target = func.obj
-        if pd is not None and getattr(target, "__module__", "").startswith("pandas"):
+        if pd is not None and (getattr(target, "__module__", None) or "").startswith("pandas"):
             name = getattr(target, "__name__", "")
             if name.startswith("read_") and getattr(pd, name, None) is target:
                 return _read_rule(site)

@@ -1,1 +1,133 @@
-"""(filled in by the checker work)."""
+"""matplotlib and seaborn rules: axes grids, subplot positions, image shapes.
+
+Plotting calls are never evaluated (they would draw into the user's figures): the rules
+model what they would create or check what they would reject.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any, Optional, Tuple
+
+from .outcomes import CallSite, Raise, Result
+from .values import (
+    UNKNOWN,
+    AxesPlaceholder,
+    BoundMethod,
+    FigurePlaceholder,
+    Val,
+    loaded,
+    shape_of,
+)
+
+
+def on_attribute(chk: Any, node: ast.Attribute, base: Val) -> Any:
+    return None
+
+
+def on_subscript(chk: Any, node: ast.Subscript, base: Val, key: Any) -> Any:
+    return None
+
+
+def on_binop(chk: Any, node: ast.BinOp, left: Val, right: Val) -> Any:
+    return None
+
+
+def _int_arg(site: CallSite, position: int, keyword: str, default: int) -> Optional[int]:
+    value = site.arg(position, keyword)
+    if value is None:
+        return default
+    if isinstance(value, Val) and type(value.obj) is int:
+        return value.obj
+    return None
+
+
+def on_call(chk: Any, site: CallSite) -> Any:
+    func = site.func
+    if isinstance(func, BoundMethod) and isinstance(func.receiver.obj, AxesPlaceholder):
+        if func.name == "imshow":
+            return _imshow(site)
+        return Result(UNKNOWN)
+    if not isinstance(func, Val):
+        return None
+    target = func.obj
+    module = getattr(target, "__module__", "") or ""
+    name = getattr(target, "__name__", "")
+    if module.startswith("matplotlib"):
+        if name == "subplots":
+            return _subplots(site)
+        if name == "imshow":
+            return _imshow(site)
+        if name == "subplot":
+            return _subplot(site)
+    return None
+
+
+def _subplots(site: CallSite) -> Any:
+    np = loaded("numpy")
+    nrows = _int_arg(site, 0, "nrows", 1)
+    ncols = _int_arg(site, 1, "ncols", 1)
+    squeeze = site.kwargs.get("squeeze")
+    if np is None or nrows is None or ncols is None or nrows < 1 or ncols < 1:
+        return Result(UNKNOWN)
+    if squeeze is not None and not (isinstance(squeeze, Val) and squeeze.obj is True):
+        return Result(UNKNOWN)
+    if nrows == 1 and ncols == 1:
+        axes: Any = AxesPlaceholder()
+    else:
+        grid = np.empty((nrows, ncols), dtype=object)
+        for index in np.ndindex(grid.shape):
+            grid[index] = AxesPlaceholder()
+        axes = grid.reshape(-1) if nrows == 1 or ncols == 1 else grid
+    return Result(Val((FigurePlaceholder(), axes), origin="model"))
+
+
+def _subplot(site: CallSite) -> Any:
+    if len(site.args) != 3 or site.kwargs.get("projection") is not None:
+        return Result(UNKNOWN)
+    values = [v.obj if isinstance(v, Val) else None for v in site.args]
+    if not all(type(v) is int for v in values):
+        return Result(UNKNOWN)
+    nrows, ncols, index = values
+    if nrows > 0 and ncols > 0 and not 1 <= index <= nrows * ncols:
+        return Raise(
+            "matplotlib-subplot-index", "ValueError",
+            "num must be an integer with 1 <= num <= %d, not %d" % (nrows * ncols, index),
+            facts=["a %dx%d grid has %d positions" % (nrows, ncols, nrows * ncols)],
+            fix="make the grid larger or loop over fewer items", node=site.node)
+    return Result(UNKNOWN)
+
+
+def _image_shape(value: Val) -> Optional[Tuple[int, ...]]:
+    if value.sampled or value.fake:
+        return None
+    obj = value.obj
+    shape = shape_of(obj)
+    if shape is not None:
+        return shape
+    if isinstance(obj, (int, float)) and not isinstance(obj, bool):
+        return ()
+    return None
+
+
+def _imshow(site: CallSite) -> Any:
+    data = site.arg(0, "X")
+    if not isinstance(data, Val):
+        return Result(UNKNOWN)
+    shape = _image_shape(data)
+    if shape is None:
+        return Result(UNKNOWN)
+    valid = len(shape) == 2 or (len(shape) == 3 and shape[-1] in (1, 3, 4))
+    if not valid:
+        fix = None
+        if len(shape) == 3 and shape[0] in (1, 3, 4):
+            fix = "move the channel axis last: imshow(x.transpose(1, 2, 0)) (or .permute(1, 2, 0) for a tensor)"
+        elif len(shape) == 4 and shape[0] == 1:
+            fix = "drop the batch axis first: imshow(x[0])"
+        return Raise(
+            "matplotlib-image-shape", "TypeError", "Invalid shape %s for image data" % (shape,),
+            facts=["imshow needs (M, N), (M, N, 3) or (M, N, 4); the value has shape %s" % (shape,)],
+            fix=fix, node=site.node)
+    if len(shape) == 3 and shape[-1] == 1:
+        return Result(UNKNOWN)
+    return Result(UNKNOWN)

@@ -14,6 +14,7 @@ from .values import (
     UNKNOWN,
     AxesPlaceholder,
     BoundMethod,
+    LibraryRef,
     FigurePlaceholder,
     UserFunction,
     Val,
@@ -108,6 +109,11 @@ def _spec_exists(name: str) -> Optional[bool]:
         return importlib.util.find_spec(name) is not None
     except (ImportError, ValueError):
         return None
+
+
+def installed(name: str) -> bool:
+    """Is the top-level package of `name` installed (checked without importing)?"""
+    return _spec_exists(name.split(".")[0]) is True
 
 
 def import_module(name: str, node: ast.AST) -> Optional[Raise]:
@@ -207,13 +213,16 @@ def compare(left: Val, op: ast.cmpop, right: Val) -> Any:
     return Val(result, fake=left.fake or right.fake)
 
 
+_KEYS, _VALUES, _ITEMS = type({}.keys()), type({}.values()), type({}.items())
+
+
 def iteration_items(value: Val, cap: int) -> Optional[Tuple[List[Any], bool]]:
     """The first `cap` items a for-loop over this value would see, and whether that is all."""
     obj = value.obj
     tp = type(obj)
     items: Optional[List[Any]] = None
     total = 0
-    if tp in (list, tuple, str, range, dict, set, frozenset, bytes):
+    if tp in (list, tuple, str, range, dict, set, frozenset, bytes, _KEYS, _VALUES, _ITEMS):
         total = len(obj)
         items = []
         for item in obj:
@@ -324,6 +333,8 @@ def on_attribute(chk: Any, node: ast.Attribute, base: Val) -> Any:
         return Raise("python-none-attribute", "AttributeError",
                      "'NoneType' object has no attribute '%s'" % name,
                      facts=["the value is None"], fix=_none_fix(node), node=node)
+    if isinstance(obj, LibraryRef):
+        return Result(Val(obj.child(name)))
     if isinstance(obj, (AxesPlaceholder, FigurePlaceholder, UserFunction)):
         return Result(UNKNOWN)
     if is_library_object(obj) or is_plain_data(obj):
@@ -442,7 +453,37 @@ def on_subscript(chk: Any, node: ast.Subscript, base: Val, key: Any) -> Any:
             return Raise(code, type(exc).__name__, message, facts=facts, closest=closest, node=node,
                          replace_node=node.slice if closest else None,
                          replace_text=repr(closest) if closest else None)
+    if is_library_object(obj) and (is_plain_data(key.obj) or is_library_object(key.obj)) and not key.sampled:
+        return _library_subscript(base, key, node)
     return None
+
+
+def _library_subscript(base: Val, key: Val, node: ast.Subscript) -> Any:
+    """Indexing a library object (Index, Series, tensor, ...) is pure: evaluate it."""
+    from .checker import quiet
+    from .values import shape_of
+
+    try:
+        with quiet():
+            result = base.obj[key.obj]
+    except (KeyError, IndexError) as exc:
+        if base.fake or key.fake:
+            return Result(UNKNOWN)
+        root = type_root(type(base.obj))
+        shape = shape_of(base.obj)
+        facts = ["%s%s" % (type(base.obj).__name__, " of shape %s" % (shape,) if shape is not None else "")]
+        message = _key_message(exc) if isinstance(exc, KeyError) else str(exc).split("\n")[0]
+        code = "%s-%s" % (root, "missing-key" if isinstance(exc, KeyError) else "index-out-of-range")
+        return Raise(code, type(exc).__name__, message, facts=facts, node=node)
+    except Exception:
+        return Result(UNKNOWN)
+    return Result(Val(result, fake=base.fake or key.fake))
+
+
+def _key_message(exc: KeyError) -> str:
+    if exc.args:
+        return repr(exc.args[0]) if not isinstance(exc.args[0], str) else repr(exc.args[0])
+    return "KeyError"
 
 
 def on_binop(chk: Any, node: ast.BinOp, left: Val, right: Val) -> Any:
@@ -603,7 +644,7 @@ def _signature_rule(site: CallSite) -> Any:
     except (TypeError, ValueError):
         return None
     params = list(signature.parameters.values())
-    if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params):
+    if any(p.kind == p.VAR_POSITIONAL for p in params):
         return None
     args = ([None] if bound_self else []) + list(site.args)
     try:
@@ -621,8 +662,9 @@ def _signature_rule(site: CallSite) -> Any:
 def _signature_message(name: str, params: List[inspect.Parameter], given: int, kwargs: Dict[str, Any]) -> str:
     positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     names = {p.name for p in params if p.kind != p.POSITIONAL_ONLY}
+    open_keywords = any(p.kind == p.VAR_KEYWORD for p in params)
     for key in kwargs:
-        if key not in names:
+        if key not in names and not open_keywords:
             return "%s() got an unexpected keyword argument '%s'" % (name, key)
     if given > len(positional):
         required = len([p for p in positional if p.default is p.empty])

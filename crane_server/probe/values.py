@@ -110,6 +110,23 @@ class BoundMethod:
         self.func = func
 
 
+class LibraryRef:
+    """A name from a library module the user's cell imports but the kernel has not loaded yet.
+
+    The checker never imports it; rules may still recognise well-known APIs by `qualname`.
+    """
+
+    def __init__(self, qualname: str) -> None:
+        self.qualname = qualname
+
+    @property
+    def root(self) -> str:
+        return self.qualname.split(".", 1)[0]
+
+    def child(self, name: str) -> "LibraryRef":
+        return LibraryRef(self.qualname + "." + name)
+
+
 class AxesPlaceholder:
     """Stands for a matplotlib Axes that `plt.subplots` would create (never created)."""
 

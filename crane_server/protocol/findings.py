@@ -48,13 +48,7 @@ class Finding(msgspec.Struct, kw_only=True):
     related_cell: int | None = None
 
 
-class CheckResult(msgspec.Struct, kw_only=True):
-    """What `crane-server check --json` prints: the verdict for one target cell."""
+# CheckResult lives in protocol/check.py (it embeds the LLM outcome); re-exported here.
+from crane_server.protocol.check import CheckResult  # noqa: E402
 
-    crash: bool
-    findings: list[Finding] = msgspec.field(default_factory=list)
-    timings: dict[str, float] = msgspec.field(default_factory=dict)
-    cell: int | None = None
-    execution_count: int | None = None
-    engine: str = "rules"
-    error: str | None = None
+__all__ = ["CheckResult", "Evidence", "Finding", "Replacement", "Severity"]

@@ -1,1 +1,1 @@
-"""rules."""
+"""Checks that run in the daemon: static fallbacks and notebook-level annotations."""

@@ -1,0 +1,21 @@
+"""The result of checking one cell: what `crane-server check --json` prints."""
+
+from __future__ import annotations
+
+import msgspec
+
+from crane_server.protocol.findings import Finding
+from crane_server.protocol.llm import LlmOutcome
+
+
+class CheckResult(msgspec.Struct, kw_only=True):
+    """The verdict for one target cell: rule findings, merged LLM findings, timings."""
+
+    crash: bool
+    findings: list[Finding] = msgspec.field(default_factory=list)
+    timings: dict[str, float] = msgspec.field(default_factory=dict)
+    cell: int | None = None
+    execution_count: int | None = None
+    engine: str = "rules"
+    error: str | None = None
+    llm: LlmOutcome | None = None
