@@ -36,12 +36,41 @@ OPS: Dict[str, Callable[[Dict[str, Any]], Any]] = {
 }
 
 
+# Packages whose import registers global state (ops, kernels): never unloaded again.
+_NEVER_UNLOAD = frozenset({"torch", "tensorflow", "keras", "jax", "jaxlib"})
+
+
+def _unload_new_submodules(before: "set[str]") -> None:
+    """Undo lazy imports of submodules (e.g. numpy.rec) that library code did during the op.
+
+    Library functions the checker evaluates may load a submodule of a package the user has
+    already imported; the user's namespace never sees it, and sys.modules is restored so the
+    kernel is left exactly as it was.
+    """
+    for name in set(sys.modules) - before:
+        root = name.split(".", 1)[0]
+        if name.startswith("_crane_probe") or root not in before or root in _NEVER_UNLOAD:
+            continue
+        module = sys.modules.pop(name, None)
+        parent_name, _, child = name.rpartition(".")
+        parent = sys.modules.get(parent_name)
+        if parent is not None and getattr(parent, "__dict__", {}).get(child) is module:
+            try:
+                delattr(parent, child)
+            except Exception:
+                pass
+
+
 def dispatch(op: str, payload_json: str) -> JsonResult:
     """Run one probe operation; errors come back as {"error": ...}, never as a traceback."""
     started = time.perf_counter()
+    before = set(sys.modules)
     try:
         payload = json.loads(payload_json)
-        result = OPS[op](payload)
+        try:
+            result = OPS[op](payload)
+        finally:
+            _unload_new_submodules(before)
         if isinstance(result, dict):
             result.setdefault("execution_count", _execution_count())
             result["elapsed_ms"] = (time.perf_counter() - started) * 1000.0

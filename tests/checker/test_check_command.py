@@ -1,0 +1,119 @@
+"""`crane-server check` end to end: real kernels, exit statuses, JSON, bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.kernel
+
+
+def notebook(path: Path, *cells: str, raw: str | None = None) -> Path:
+    if raw is not None:
+        path.write_text(raw, encoding="utf-8")
+        return path
+    document = {
+        "cells": [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
+                   "source": cell} for cell in cells],
+        "metadata": {}, "nbformat": 4, "nbformat_minor": 5,
+    }
+    path.write_text(json.dumps(document), encoding="utf-8")
+    return path
+
+
+def crane(*args: str, stdin: str | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "crane_server", *args], capture_output=True, text=True,
+                          timeout=120, input=stdin, cwd=cwd)
+
+
+SETUP = "import pandas as pd\ndf = pd.DataFrame({'Amount': [1, 2], 'Class': [0, 1]})"
+
+
+def test_crash_predicted_json(tmp_path: Path) -> None:
+    path = notebook(tmp_path / "nb.ipynb", SETUP, "x = 1\ntotal = df['amount'].sum()")
+    done = crane("check", str(path), "--json")
+    assert done.returncode == 1, done.stderr
+    result = json.loads(done.stdout)
+    assert result["crash"] is True and result["cell"] == 1
+    finding = result["findings"][0]
+    assert (finding["code"], finding["exception"], finding["line"]) == ("pandas-missing-column", "KeyError", 2)
+    assert finding["evidence"]["closest"] == "Amount"
+    assert {"check_ms", "total_ms"} <= set(result["timings"])
+
+
+def test_no_crash_human_output(tmp_path: Path) -> None:
+    path = notebook(tmp_path / "nb.ipynb", SETUP, "total = df['Amount'].sum()")
+    done = crane("check", str(path))
+    assert done.returncode == 0, done.stderr
+    assert "no crash predicted" in done.stdout
+
+
+def test_cell_option_and_caret(tmp_path: Path) -> None:
+    path = notebook(tmp_path / "nb.ipynb", SETUP, "df['Clas']", "print('later')")
+    done = crane("check", str(path), "--cell", "1")
+    assert done.returncode == 1
+    assert "line 1:1: error: KeyError: 'Clas' [pandas-missing-column]" in done.stdout
+    assert "    df['Clas']\n    ^^^^^^^^^^" in done.stdout
+    assert "fix: use 'Class'" in done.stdout
+
+
+def test_target_is_not_run(tmp_path: Path) -> None:
+    marker = tmp_path / "ran.txt"
+    path = notebook(tmp_path / "nb.ipynb", SETUP, f"open({str(marker)!r}, 'w').write('x')")
+    done = crane("check", str(path))
+    assert done.returncode == 0, done.stderr
+    assert not marker.exists()
+
+
+def test_syntax_error_is_one_diagnostic(tmp_path: Path) -> None:
+    path = notebook(tmp_path / "nb.ipynb", SETUP, "for x in range(3)\n    print(x)")
+    result = json.loads(crane("check", str(path), "--json").stdout)
+    assert [f["exception"] for f in result["findings"]] == ["SyntaxError"]
+    assert result["findings"][0]["line"] == 1
+
+
+@pytest.mark.parametrize(
+    ("raw", "cells", "message"),
+    [
+        pytest.param("{not json", (), "invalid JSON", id="invalid-json"),
+        pytest.param(json.dumps({"cells": [{"cell_type": "markdown", "source": "# hi"}]}), (), "no code cells", id="no-code-cells"),
+        pytest.param(json.dumps({"nbformat": 4}), (), "no 'cells' list", id="no-cells"),
+    ],
+)
+def test_bad_notebooks_exit_2(tmp_path: Path, raw: str, cells: tuple[str, ...], message: str) -> None:
+    path = notebook(tmp_path / "bad.ipynb", raw=raw)
+    done = crane("check", str(path))
+    assert done.returncode == 2
+    assert message in done.stderr and "Traceback" not in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_missing_notebook_and_bad_cell_index(tmp_path: Path) -> None:
+    done = crane("check", str(tmp_path / "absent.ipynb"))
+    assert done.returncode == 2 and "no such notebook" in done.stderr
+    path = notebook(tmp_path / "nb.ipynb", SETUP, "df")
+    done = crane("check", str(path), "--cell", "7")
+    assert done.returncode == 2 and "out of range" in done.stderr
+
+
+def test_failing_preceding_cell_is_reported(tmp_path: Path) -> None:
+    path = notebook(tmp_path / "nb.ipynb", SETUP, "1 / 0", "df['Amount']")
+    done = crane("check", str(path), "--json")
+    assert done.returncode == 2
+    result = json.loads(done.stdout)
+    assert "code cell 1 failed" in result["error"] and "ZeroDivisionError" in result["error"]
+    assert result["findings"] == []
+
+
+def test_attach_mode_reads_cell_from_stdin(kernel, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    kernel.execute(SETUP)
+    done = crane("check", "--connection-file", str(kernel.connection_file), "-", "--json",
+                 stdin="df.groupby('clas').size()")
+    assert done.returncode == 1, done.stderr
+    finding = json.loads(done.stdout)["findings"][0]
+    assert finding["code"] == "pandas-missing-column" and finding["evidence"]["closest"] == "Class"
+    assert kernel.execute("print(1)")["execution_count"] == 2  # the check did not count as an execution
