@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Editor clients in CI: build and unit-test the VS Code extension (npm registry only), make sure
+# Neovim is installed (Debian package), then run the client tests (headless Neovim, JupyterLab).
+#   clients/ci.sh              everything
+#   clients/ci.sh --no-pytest  build, unit tests and Neovim install only (when .ci/run's own
+#                              pytest run already collects tests/clients)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+run_pytest=1
+[[ "${1:-}" == "--no-pytest" ]] && run_pytest=0
+
+if [[ "$(id -u)" == 0 ]]; then SUDO=""; else SUDO="sudo"; fi
+apt_install() {
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "$@" >/dev/null
+}
+
+echo "== VS Code extension: npm ci, mocha unit tests, vsce package"
+command -v npm >/dev/null 2>&1 || apt_install nodejs npm   # Node 20+ recommended (vsce 3)
+node --version
+(
+  cd clients/vscode
+  npm ci --no-audit --no-fund --loglevel=error
+  npm test
+  npm run --silent package
+  test -s crane-vscode.vsix
+  ls -l crane-vscode.vsix
+)
+
+echo "== Neovim"
+command -v nvim >/dev/null 2>&1 || apt_install neovim
+nvim --version | head -1
+
+if [[ "$run_pytest" == 1 ]]; then
+  echo "== client tests: headless Neovim, JupyterLab registration"
+  python3 -m pytest -q -p no:cacheprovider tests/clients
+fi

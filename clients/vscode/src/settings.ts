@@ -1,0 +1,102 @@
+// Pure: VS Code settings (`crane.*`) -> the server's settings object. No `vscode` import.
+
+export type LlmTrigger = "command" | "auto";
+export type Privacy = "full" | "schema" | "types";
+export type KernelHandOff = "jupyter" | "discovery";
+
+/** The extension's settings, as the user sets them under `crane.*`. */
+export interface CraneSettings {
+  serverPath: string;
+  serverArgs: string[];
+  model: string;
+  llmTrigger: LlmTrigger;
+  privacy: Privacy;
+  debounceMs: number;
+  kernelHandOff: KernelHandOff;
+}
+
+/** What the server accepts as `initializationOptions` and `settings.crane` (protocol/README.md). */
+export interface ServerSettings {
+  debounce_ms: number;
+  llm: { trigger: LlmTrigger; model: string | null; privacy: Privacy };
+}
+
+export const DEFAULTS: CraneSettings = {
+  serverPath: "crane-server",
+  serverArgs: [],
+  model: "",
+  llmTrigger: "command",
+  privacy: "full",
+  debounceMs: 300,
+  kernelHandOff: "jupyter",
+};
+
+/** Reads one raw value; `vscode.workspace.getConfiguration("crane").get` fits. */
+export type SettingGetter = (key: string) => unknown;
+
+function pick<T extends string>(value: unknown, allowed: readonly T[], fallback: T): T {
+  return typeof value === "string" && (allowed as readonly string[]).includes(value)
+    ? (value as T)
+    : fallback;
+}
+
+/** Read and validate the settings; a bad value falls back to its default and is reported. */
+export function readSettings(get: SettingGetter): { settings: CraneSettings; problems: string[] } {
+  const problems: string[] = [];
+  const note = (key: string, value: unknown) => {
+    if (value !== undefined) {
+      problems.push(`crane.${key}: ignored invalid value ${JSON.stringify(value)}`);
+    }
+  };
+  const rawPath = get("serverPath");
+  const serverPath =
+    typeof rawPath === "string" && rawPath.trim() !== "" ? rawPath.trim() : DEFAULTS.serverPath;
+  if (serverPath === DEFAULTS.serverPath && rawPath !== undefined && rawPath !== DEFAULTS.serverPath) {
+    note("serverPath", rawPath);
+  }
+  const rawArgs = get("serverArgs");
+  const serverArgs =
+    Array.isArray(rawArgs) && rawArgs.every((a) => typeof a === "string") ? (rawArgs as string[]) : [];
+  if (rawArgs !== undefined && serverArgs.length === 0 && !(Array.isArray(rawArgs) && rawArgs.length === 0)) {
+    note("serverArgs", rawArgs);
+  }
+  const rawModel = get("model");
+  const model = typeof rawModel === "string" ? rawModel.trim() : "";
+  if (rawModel !== undefined && typeof rawModel !== "string") note("model", rawModel);
+
+  const rawTrigger = get("llmTrigger");
+  const llmTrigger = pick(rawTrigger, ["command", "auto"] as const, DEFAULTS.llmTrigger);
+  if (rawTrigger !== undefined && rawTrigger !== llmTrigger) note("llmTrigger", rawTrigger);
+
+  const rawPrivacy = get("privacy");
+  const privacy = pick(rawPrivacy, ["full", "schema", "types"] as const, DEFAULTS.privacy);
+  if (rawPrivacy !== undefined && rawPrivacy !== privacy) note("privacy", rawPrivacy);
+
+  const rawDebounce = get("debounceMs");
+  let debounceMs = DEFAULTS.debounceMs;
+  if (typeof rawDebounce === "number" && Number.isFinite(rawDebounce) && rawDebounce >= 0) {
+    debounceMs = Math.min(Math.round(rawDebounce), 10000);
+  } else if (rawDebounce !== undefined) {
+    note("debounceMs", rawDebounce);
+  }
+  const rawHandOff = get("kernelHandOff");
+  const kernelHandOff = pick(rawHandOff, ["jupyter", "discovery"] as const, DEFAULTS.kernelHandOff);
+  if (rawHandOff !== undefined && rawHandOff !== kernelHandOff) note("kernelHandOff", rawHandOff);
+
+  return {
+    settings: { serverPath, serverArgs, model, llmTrigger, privacy, debounceMs, kernelHandOff },
+    problems,
+  };
+}
+
+/** Map the extension's settings to the server's settings object. */
+export function toServerSettings(settings: CraneSettings): ServerSettings {
+  return {
+    debounce_ms: settings.debounceMs,
+    llm: {
+      trigger: settings.llmTrigger,
+      model: settings.model === "" ? null : settings.model,
+      privacy: settings.privacy,
+    },
+  };
+}
