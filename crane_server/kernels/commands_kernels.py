@@ -3,11 +3,61 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
+import sys
+from pathlib import Path
+
+import msgspec
+
+from crane_server.kernels.discovery import default_runtime_dir, discover_kernels
+from crane_server.protocol.kernels import KernelRecord
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
     """Declare this subcommand's arguments."""
+    parser.add_argument("--json", action="store_true", help="print a JSON list of records")
+    parser.add_argument(
+        "--runtime-dir", type=Path, default=None, help="Jupyter runtime dir (default: Jupyter's)"
+    )
+    parser.add_argument(
+        "--timeout", type=float, default=1.0, help="seconds to wait for each kernel (default 1)"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
-    raise NotImplementedError
+    runtime_dir: Path = args.runtime_dir or default_runtime_dir()
+    records = asyncio.run(discover_kernels(runtime_dir, timeout=args.timeout))
+    if args.json:
+        sys.stdout.write(msgspec.json.encode(records).decode() + "\n")
+    else:
+        sys.stdout.write(render_table(records, runtime_dir))
+    return 0
+
+
+def render_table(records: list[KernelRecord], runtime_dir: Path) -> str:
+    """Live kernels as a table, then the stale files, one per line."""
+    live = [record for record in records if not record.stale]
+    stale = [record for record in records if record.stale]
+    if not live:
+        lines = [f"no running kernels in {runtime_dir}"]
+    else:
+        rows = [("KERNEL", "STATE", "PID", "NOTEBOOK", "CONNECTION FILE")]
+        rows += [
+            (
+                record.kernel_id or "-",
+                record.state,
+                str(record.pid) if record.pid else "-",
+                record.notebook_path or "-",
+                record.connection_file,
+            )
+            for record in live
+        ]
+        widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
+        lines = [
+            "  ".join(cell.ljust(width) for cell, width in zip(row, widths)) + "  " + row[-1]
+            for row in rows
+        ]
+    if stale:
+        lines.append(f"stale connection files ({len(stale)}, no kernel answered):")
+        lines += [f"  {record.connection_file}" for record in stale]
+    return "\n".join(lines) + "\n"

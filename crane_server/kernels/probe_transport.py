@@ -76,8 +76,12 @@ def _install_call() -> str:
     return f"exec({_BOOTSTRAP!r}, {{'__builtins__': __builtins__, **{env!r}}})"
 
 
-def build_probe_expression(op: str, payload: dict[str, Any]) -> str:
-    """One self-contained expression: install the probe if needed, then dispatch."""
+def build_probe_expression(op: str, payload: dict[str, Any], *, install: bool = True) -> str:
+    """One self-contained expression: install the probe if needed, then dispatch.
+
+    With `install=False` the (large) probe source is not shipped: if the probe is missing
+    the expression evaluates to None (see `probe_missing`) and the caller resends with it.
+    """
     key = PROBE_KEY
     modules = "__import__('sys').modules"
     installed = (
@@ -85,19 +89,32 @@ def build_probe_expression(op: str, payload: dict[str, Any]) -> str:
         f"getattr({modules}[{key!r}], 'VERSION', None) == {probe_version()!r})"
     )
     call = f"{modules}[{key!r}].entry.dispatch({op!r}, {json.dumps(payload)!r})"
+    if not install:
+        return f"({call} if {installed} else None)"
     return f"({call} if {installed} else [{_install_call()}, {call}][1])"
 
 
-def build_probe_content(op: str, payload: dict[str, Any]) -> dict[str, Any]:
+def build_probe_content(
+    op: str, payload: dict[str, Any], *, install: bool = True
+) -> dict[str, Any]:
     """The content of the silent `execute_request` that carries one probe call."""
     return {
         "code": "",
         "silent": True,
         "store_history": False,
-        "user_expressions": {EXPRESSION_NAME: build_probe_expression(op, payload)},
+        "user_expressions": {EXPRESSION_NAME: build_probe_expression(op, payload, install=install)},
         "allow_stdin": False,
         "stop_on_error": False,
     }
+
+
+def probe_missing(reply_content: dict[str, Any]) -> bool:
+    """True when an `install=False` request found no (or another version of the) probe."""
+    result = (reply_content.get("user_expressions") or {}).get(EXPRESSION_NAME)
+    if not isinstance(result, dict) or result.get("status") != "ok":
+        return False
+    data = result.get("data") or {}
+    return "application/json" not in data and data.get("text/plain") == "None"
 
 
 def decode_probe_reply(reply_content: dict[str, Any]) -> Any:
