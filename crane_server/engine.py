@@ -43,7 +43,7 @@ async def check_cell(
         if not options.static_fallback:
             raise
         inventory: NameInventory = await session.inventory(timeout=options.timeout)
-        result = check_cell_static(source, inventory, last_snapshot)
+        result = check_cell_static(source, inventory, last_snapshot, session.pending_code)
         result.timings["total_ms"] = (time.perf_counter() - started) * 1000.0
         return result
     if not isinstance(reply, dict) or not isinstance(reply.get("findings"), list):

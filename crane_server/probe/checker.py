@@ -19,7 +19,7 @@ import warnings
 from typing import Any, Dict, Iterator, List, Optional, Set, Tuple
 
 from . import purity, rules_numpy, rules_pandas, rules_plotting, rules_python, rules_sklearn
-from . import rules_statsmodels, rules_torch
+from . import rules_keras, rules_statsmodels, rules_torch
 from .outcomes import CallSite, Raise, Result, to_finding
 from .values import (
     UNKNOWN,
@@ -38,9 +38,14 @@ from .values import (
 
 # Library-specific rules first; the generic Python rules answer what none of them claimed.
 RULE_MODULES = (
-    rules_pandas, rules_sklearn, rules_torch, rules_plotting, rules_statsmodels, rules_numpy, rules_python
+    rules_pandas, rules_sklearn, rules_torch, rules_keras, rules_plotting, rules_statsmodels, rules_numpy, rules_python
 )
 MAX_UNROLL = 64
+# Library methods that read their arguments without changing them (the receiver may change).
+ARGUMENT_READING_METHODS = frozenset(
+    """predict predict_proba predict_log_proba predict_classes decision_function evaluate score
+    transform inverse_transform summary plot""".split()
+)
 TIME_BUDGET_S = 0.25
 MUTABLE_BUILTINS = (list, dict, set, bytearray)
 # Names IPython or the kernel injects that are not in builtins.
@@ -840,7 +845,8 @@ class Checker:
             if purity.pure_method(func.receiver.obj, func.name, _plain_kwargs(site)):
                 return self.evaluate(site, func.func, [func.receiver])
             self.havoc_value(func.receiver)
-            self.havoc_all(site)
+            if func.name not in ARGUMENT_READING_METHODS:
+                self.havoc_all(site)
             return UNKNOWN
         if not isinstance(func, Val):
             self.havoc_all(site)

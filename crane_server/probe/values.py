@@ -39,6 +39,13 @@ LIBRARY_ROOTS = frozenset(
         "posixpath",
         "ntpath",
         "typing",
+        "keras",
+        "tensorflow",
+        "tf_keras",
+        "xgboost",
+        "lightgbm",
+        "PIL",
+        "cv2",
     }
 )
 

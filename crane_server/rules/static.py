@@ -5,7 +5,7 @@ from __future__ import annotations
 import builtins
 import difflib
 
-from crane_server.analysis.facts import cell_facts
+from crane_server.analysis.facts import bound_names, cell_facts
 from crane_server.protocol import (
     CheckResult,
     Evidence,
@@ -19,9 +19,17 @@ INJECTED = frozenset({"In", "Out", "get_ipython", "exit", "quit", "display", "_"
 
 
 def check_cell_static(
-    source: str, inventory: NameInventory, last_snapshot: RuntimeSnapshot | None = None
+    source: str,
+    inventory: NameInventory,
+    last_snapshot: RuntimeSnapshot | None = None,
+    pending_code: list[str] | None = None,
 ) -> CheckResult:
-    """Undefined names and missing columns, judged without running anything in the kernel."""
+    """Undefined names and missing columns, judged without running anything in the kernel.
+
+    `pending_code` is the code of the cells running now: names they bind will exist when the
+    target runs. None means unknown (a cell started before crane attached): then names are
+    not judged.
+    """
     try:
         facts = cell_facts(source)
     except SyntaxError as exc:
@@ -31,9 +39,15 @@ def check_cell_static(
                           column=max((exc.offset or 1) - 1, 0))
         return CheckResult(crash=True, findings=[finding], engine="static")
     findings: list[Finding] = []
-    if not facts.star_import:
+    pending_names: set[str] = set()
+    for code in pending_code or []:
+        pending_names |= bound_names(code)
+    judge_names = pending_code is not None and not facts.star_import
+    if judge_names:
         for use in facts.reads_before_binding:
             name = use.name
+            if name in pending_names:
+                continue
             if name in inventory.names or name in INJECTED or hasattr(builtins, name):
                 continue
             if name.startswith("_i") or name.startswith("_") and name[1:].isdigit():
