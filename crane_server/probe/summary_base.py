@@ -152,10 +152,6 @@ def is_a(obj: Any, base: Any) -> bool:
     return has_base(type(obj), base)
 
 
-def mro_names(cls: type) -> List[str]:
-    return [type_name(klass) for klass in type_mro(cls)]
-
-
 def static_lookup(cls: type, name: str) -> Tuple[Any, Optional[type]]:
     """The raw class attribute `name` and the class that defines it, walking the MRO."""
     for klass in type_mro(cls):
@@ -303,7 +299,11 @@ def safe_repr(value: Any, limit: int) -> str:
     kind: Any = type(value)
     if one_of(value, *PRIMITIVES):
         return truncate(kind.__repr__(value), limit)
+    if is_a(value, str):  # numpy.str_ and other str subclasses: the C repr of the text
+        return truncate(str.__repr__(value), limit)
     scalar = scalar_value(value, limit)
+    if type(scalar) is str:  # text of a library scalar (Timestamp, enum member, ...)
+        return scalar
     if scalar is not MISSING:
         return truncate(repr(scalar), limit)
     return "<" + type_name(kind) + ">"

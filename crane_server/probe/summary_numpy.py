@@ -93,7 +93,7 @@ def distinct_count(np: Any, values: Any) -> int:
 
 def _object_stats(sample: Any, stats: Dict[str, Any]) -> Dict[str, Any]:
     kinds = set(map(id, map(type, sample)))  # ids: never hashes a (user) class
-    stats["types"] = sorted(type_name(kind) for kind in distinct_types(sample, 8))
+    stats["types"] = sorted(type_name(kind) for kind in distinct_types(sample, min(8, len(kinds))))
     if not kinds <= SAFE_OBJECT_IDS:
         return stats
     if id(float) in kinds or id(type(None)) in kinds:

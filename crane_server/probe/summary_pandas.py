@@ -14,14 +14,18 @@ import sys
 from typing import Any, Dict, List, Optional
 
 from .summary_base import (
+    MISSING,
     SummaryOptions,
     distinct_types,
+    instance_dict,
     is_a,
     is_library_class,
     json_number,
     library_class,
+    one_of,
     safe_label,
     safe_repr,
+    scalar_value,
     short_type_names,
     type_name,
 )
@@ -45,6 +49,16 @@ def pandas_kind(obj: Any) -> Optional[str]:
     if is_a(obj, library_class("pandas.core.groupby.groupby", "GroupBy")):
         return "groupby"
     return None
+
+
+def hashable_labels(index: Any, limit: int = 100_000) -> bool:
+    """True when hashing/comparing the labels runs no user code: non-object dtypes, or
+    object labels that are all exact str/int/float/bool/None (checked by type identity)."""
+    if type(index).__name__ == "MultiIndex" or index.dtype.kind != "O":
+        return True
+    if len(index) > limit:
+        return False
+    return set(map(id, map(type, index.to_numpy()))) <= SAFE_OBJECT_IDS
 
 
 def sample_positions(np: Any, length: int, limit: int, chunk: int = 250) -> Any:
@@ -75,7 +89,7 @@ def summarise_pandas(obj: Any, kind: str, out: Dict[str, Any], opts: SummaryOpti
 def _detail_positions(frame: Any, requested: List[str], opts: SummaryOptions) -> List[int]:
     total = frame.shape[1]
     positions = list(range(min(total, opts.max_columns)))
-    if requested and total > opts.max_columns:
+    if requested and total > opts.max_columns and hashable_labels(frame.columns):
         try:
             found = frame.columns.get_indexer_for(list(requested))
         except Exception:
@@ -98,7 +112,8 @@ def _frame(frame: Any, out: Dict[str, Any], opts: SummaryOptions) -> None:
         out["columns_total"] = total
         out["index"] = index_summary(frame.index, opts)
         details = out.setdefault("details", {})
-        details["columns_unique"] = bool(columns.is_unique)
+        if hashable_labels(columns):
+            details["columns_unique"] = bool(columns.is_unique)
         labels = columns[: opts.max_column_names].tolist()
         details["column_label_types"] = short_type_names(labels, 4)  # 0 vs "0"
         if type(columns).__name__ == "MultiIndex":
@@ -160,7 +175,6 @@ def _categorical_stats(np: Any, codes: Any, dtype: Any) -> Dict[str, Any]:
 def _extension_stats(column: Any, dtype: Any) -> Dict[str, Any]:
     """Nullable, string, arrow, tz-aware, period, interval, sparse columns: pandas' own ops."""
     kind = getattr(dtype, "kind", "O")
-    kind = getattr(dtype, "kind", "O")
     stats: Dict[str, Any] = {}
     isna = column.isna()
     stats["nan"] = int(isna.sum())
@@ -169,7 +183,7 @@ def _extension_stats(column: Any, dtype: Any) -> Dict[str, Any]:
     if kind == "O":
         values = present.to_numpy()
         kinds = set(map(id, map(type, values)))
-        stats["types"] = sorted(type_name(k) for k in distinct_types(values, 8))
+        stats["types"] = sorted(type_name(k) for k in distinct_types(values, min(8, len(kinds))))
         hashable = kinds <= SAFE_OBJECT_IDS
         comparable = hashable and not (id(str) in kinds and len(kinds) > 1)
         if hashable and not comparable:  # mixed str and numbers: count, never order
@@ -191,15 +205,13 @@ def _extension_stats(column: Any, dtype: Any) -> Dict[str, Any]:
 
 
 def _value(value: Any) -> Any:
-    item = getattr(value, "item", None)
-    if callable(item) and not isinstance(value, str):
-        try:
-            value = item()
-        except Exception:
-            pass
-    if isinstance(value, (bool, int, float)):
+    """JSON value of a min/max from pandas (a library scalar or an exact primitive)."""
+    if one_of(value, bool, int, float):
         return json_number(value)
-    return safe_repr(value, 40) if not isinstance(value, str) else value[:40]
+    if type(value) is str:
+        return value[:40]
+    scalar = scalar_value(value, 40)
+    return scalar if scalar is not MISSING else safe_repr(value, 40)
 
 
 def index_summary(index: Any, opts: SummaryOptions) -> Dict[str, Any]:
@@ -219,10 +231,11 @@ def index_summary(index: Any, opts: SummaryOptions) -> Dict[str, Any]:
         summary["first"] = safe_label(index[0], 40)
         summary["last"] = safe_label(index[length - 1], 40)
     cache = getattr(index, "_cache", None)
+    computable = length <= opts.max_sample_rows and hashable_labels(index)
     for flag in ("is_unique", "is_monotonic_increasing"):
-        if length <= opts.max_sample_rows:
+        if computable:
             summary[flag] = bool(getattr(index, flag))
-        elif isinstance(cache, dict) and flag in cache:
+        elif isinstance(cache, dict) and flag in cache:  # computed earlier by pandas itself
             summary[flag] = bool(cache[flag])
     return summary
 
@@ -289,20 +302,20 @@ def _categorical(cat: Any, out: Dict[str, Any], opts: SummaryOptions) -> None:
 
 def _groupby(groupby: Any, out: Dict[str, Any], opts: SummaryOptions) -> None:
     """Keys, selection and the grouped object's shape; the groups are never computed."""
-    namespace = getattr(groupby, "__dict__", {})
+    namespace = instance_dict(groupby) or {}
     source = namespace.get("obj")
-    keys = namespace.get("keys")
+    keys: Any = namespace.get("keys")
     details: Dict[str, Any] = {}
     if opts.structure:
-        if isinstance(keys, (list, tuple)):
+        if one_of(keys, list, tuple):
             details["keys"] = [safe_label(key, 60) for key in list(keys)[:10]]
         elif keys is not None:
             details["keys"] = [safe_label(keys, 60)]
         if namespace.get("level") is not None:
             details["level"] = safe_label(namespace.get("level"), 40)
-        selection = namespace.get("_selection")
+        selection: Any = namespace.get("_selection")
         if selection is not None:
-            if isinstance(selection, (list, tuple)):
+            if one_of(selection, list, tuple):
                 details["selection"] = [safe_label(item, 60) for item in list(selection)[:20]]
             else:
                 details["selection"] = [safe_label(selection, 60)]
@@ -318,7 +331,7 @@ def _groupby(groupby: Any, out: Dict[str, Any], opts: SummaryOptions) -> None:
     if opts.representation:
         for flag in ("as_index", "sort", "dropna", "observed"):
             value = namespace.get(flag)
-            if isinstance(value, bool):
+            if type(value) is bool:
                 details[flag] = value
     if details:
         out["details"] = details

@@ -13,6 +13,7 @@ from typing import Any, Dict, List, Optional
 from .summary_base import (
     MISSING,
     SummaryOptions,
+    class_dict,
     class_module,
     class_qualname,
     instance_dict,
@@ -161,43 +162,71 @@ def summarise_callable(obj: Any, out: Dict[str, Any], opts: SummaryOptions) -> b
         _class(obj, out, opts)
     else:
         return False
+    if opts.representation:
+        doc = _first_doc_line(_raw_doc(obj))
+        if doc:
+            out.setdefault("details", {})["doc"] = doc
     return True
 
 
+def _raw_doc(obj: Any) -> Any:
+    """The docstring, read from the function object or the class's own namespace."""
+    if is_a(obj, type):
+        return class_dict(obj).get("__doc__")
+    if is_a(obj, types.MethodType):
+        obj = obj.__func__
+    if is_a(obj, types.FunctionType) or is_a(obj, types.BuiltinFunctionType):
+        return obj.__doc__
+    if is_a(obj, types.MethodDescriptorType):
+        return obj.__doc__
+    return None
+
+
+def _first_doc_line(doc: Any) -> str:
+    if type(doc) is not str:
+        return ""
+    for line in doc.strip().splitlines():
+        if line.strip():
+            return truncate(line.strip(), 200)
+    return ""
+
+
 def _function(function: Any, out: Dict[str, Any], opts: SummaryOptions, skip_first: bool) -> None:
+    """The signature rebuilt from the code object; defaults shown only when primitive."""
     code = function.__code__
-    positional = code.co_posonlyargcount + code.co_argcount - code.co_posonlyargcount
-    names = list(code.co_varnames[: positional + code.co_kwonlyargcount])
-    star_args = bool(code.co_flags & _CO_VARARGS)
-    star_kwargs = bool(code.co_flags & _CO_VARKEYWORDS)
-    index = positional + code.co_kwonlyargcount
-    varargs = code.co_varnames[index] if star_args else None
-    varkw = code.co_varnames[index + int(star_args)] if star_kwargs else None
+    names = code.co_varnames
+    positional = names[: code.co_argcount]
+    keyword_only = names[code.co_argcount : code.co_argcount + code.co_kwonlyargcount]
+    index = code.co_argcount + code.co_kwonlyargcount
+    varargs = names[index] if code.co_flags & _CO_VARARGS else None
+    index += int(varargs is not None)
+    varkw = names[index] if code.co_flags & _CO_VARKEYWORDS else None
     defaults = function.__defaults__ or ()
     kwdefaults = function.__kwdefaults__ or {}
-    first_default = positional - len(defaults)
+    first_default = len(positional) - len(defaults)
     parts: List[str] = []
     parameters: List[str] = []
-    for position, name in enumerate(names):
-        if skip_first and position == 0:
-            continue
-        if position == positional and not star_args:
-            parts.append("*")
-        text = name
-        if position < positional and position >= first_default:
-            text += "=" + safe_repr(defaults[position - first_default], 30)
-        elif position >= positional and name in kwdefaults:
-            text += "=" + safe_repr(dict.get(kwdefaults, name), 30)
-        parts.append(text)
-        parameters.append(name)
-        if code.co_posonlyargcount and position == code.co_posonlyargcount - 1:
+    for position, name in enumerate(positional):
+        if not (skip_first and position == 0):
+            text = name
+            if position >= first_default:
+                text += "=" + safe_repr(defaults[position - first_default], 30)
+            parts.append(text)
+            parameters.append(name)
+        if position == code.co_posonlyargcount - 1 and parts:
             parts.append("/")
-    if star_args:
-        parts.insert(positional - int(skip_first), "*" + str(varargs))
-        parameters.append("*" + str(varargs))
-    if star_kwargs:
-        parts.append("**" + str(varkw))
-        parameters.append("**" + str(varkw))
+    if varargs is not None:
+        parts.append("*" + varargs)
+        parameters.append("*" + varargs)
+    elif keyword_only:
+        parts.append("*")
+    for name in keyword_only:
+        default = dict.get(kwdefaults, name, MISSING)
+        parts.append(name if default is MISSING else name + "=" + safe_repr(default, 30))
+        parameters.append(name)
+    if varkw is not None:
+        parts.append("**" + varkw)
+        parameters.append("**" + varkw)
     module = function.__module__
     if opts.representation:
         out["signature"] = truncate("(" + ", ".join(parts) + ")", 300)
@@ -236,6 +265,8 @@ def _text_signature(obj: Any) -> Optional[str]:
     if text.startswith("($"):  # the bound first parameter ($self, $module, $type)
         comma = text.find(",")
         text = "(" + text[comma + 1 :].lstrip() if comma > 0 else "()"
+        if text.startswith("(/"):  # nothing positional-only is left
+            text = "(" + text[2:].lstrip(", ")
     return truncate(text, 300)
 
 

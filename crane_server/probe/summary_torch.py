@@ -37,6 +37,7 @@ INPUT_ATTRIBUTES = (
     "in1_features",
     "embed_dim",
     "d_model",
+    "batch_first",
 )
 OUTPUT_ATTRIBUTES = ("out_features", "out_channels", "hidden_size", "embedding_dim")
 _MAX_PARAMETER_TENSORS = 2000
@@ -179,9 +180,21 @@ def _leaf(module: Any, last: bool) -> Tuple[str, Any, bool]:
         path.append(name)
 
 
+def _uninitialized(tensor: Any) -> bool:
+    """Lazy modules' UninitializedParameter/Buffer: no shape until the first forward."""
+    return class_qualname(type(tensor)).startswith("Uninitialized")
+
+
+def _shape(tensor: Any) -> Optional[List[int]]:
+    return None if _uninitialized(tensor) else [int(dim) for dim in tensor.shape]
+
+
 def _layer_facts(layer: Any, names: Tuple[str, ...]) -> Dict[str, Any]:
     namespace = instance_dict(layer) or {}
     facts: Dict[str, Any] = {}
+    if class_qualname(type(layer)).startswith("Lazy"):  # input sizes unknown until first call
+        names = tuple(name for name in names if name in OUTPUT_ATTRIBUTES)
+        facts["lazy"] = True
     for name in names:
         value = dict.get(namespace, name, MISSING)
         if one_of(value, int, bool):
@@ -197,11 +210,13 @@ def _module(module: Any, out: Dict[str, Any], opts: SummaryOptions) -> None:
     found: List[Tuple[str, Any]] = []
     _walk(module, "", found, _MAX_PARAMETER_TENSORS)
     if opts.structure:
-        details["parameters"] = {
-            name: [int(dim) for dim in tensor.shape] for name, tensor in found[: opts.max_items]
-        }
+        details["parameters"] = {name: _shape(tensor) for name, tensor in found[: opts.max_items]}
         details["parameter_tensors"] = len(found)
-        details["parameter_count"] = sum(int(tensor.numel()) for _name, tensor in found)
+        details["parameter_count"] = sum(
+            int(tensor.numel()) for _name, tensor in found if not _uninitialized(tensor)
+        )
+        if any(_uninitialized(tensor) for _name, tensor in found):
+            details["uninitialized_parameters"] = True  # lazy modules before their first call
         if len(found) >= _MAX_PARAMETER_TENSORS or len(found) > opts.max_items:
             out["truncated"] = True
         details["children"] = {
@@ -220,7 +235,7 @@ def _module(module: Any, out: Dict[str, Any], opts: SummaryOptions) -> None:
         training = dict.get(namespace, "training")
         if type(training) is bool:
             details["training"] = training
-        if found:
+        if found and not _uninitialized(found[0][1]):
             first = found[0][1]
             out["device"] = str(first.device)
             out["dtype"] = str(first.dtype)
