@@ -15,14 +15,16 @@ import contextlib
 import io
 import sys
 import time
+import types
 import warnings
 from typing import Any, Dict, Iterator, List, Optional, Set, Tuple
 
-from . import purity, rules_numpy, rules_pandas, rules_plotting, rules_python, rules_sklearn
-from . import rules_keras, rules_statsmodels, rules_torch
+from . import calls, purity, rules_numpy, rules_pandas, rules_plotting, rules_python, rules_sklearn
+from . import rules_boosting, rules_keras, rules_statsmodels, rules_torch
 from .outcomes import CallSite, Raise, Result, to_finding
 from .values import (
     UNKNOWN,
+    LIBRARY_ROOTS,
     BoundMethod,
     LibraryRef,
     UserFunction,
@@ -34,11 +36,12 @@ from .values import (
     is_plain_data,
     length_of,
     loaded,
+    safe_to_iterate,
 )
 
 # Library-specific rules first; the generic Python rules answer what none of them claimed.
 RULE_MODULES = (
-    rules_pandas, rules_sklearn, rules_torch, rules_keras, rules_plotting, rules_statsmodels, rules_numpy, rules_python
+    rules_pandas, rules_sklearn, rules_torch, rules_keras, rules_boosting, rules_plotting, rules_statsmodels, rules_numpy, rules_python
 )
 MAX_UNROLL = 64
 # Library methods that read their arguments without changing them (the receiver may change).
@@ -118,6 +121,13 @@ class Checker:
         self.deadline = time.perf_counter() + TIME_BUDGET_S
         self.loop_depth = 0
         self.rule_errors: List[str] = []
+        # Set on child checkers that walk a user function's body.
+        self.depth = 0
+        self.parent: Optional["Checker"] = None
+        self.report_at: Optional[ast.AST] = None
+        self.local_names: Set[str] = set()
+        self.returned: List[Any] = []
+        self.active_functions: Set[int] = set()
 
     # ----------------------------------------------------------------- results
 
@@ -125,8 +135,46 @@ class Checker:
         """Record a certain crash and stop; drop it when the path is not certain."""
         if not self.certain:
             return
+        if self.report_at is not None:
+            outcome.node = None
+            outcome.replace_node = None
+            node = self.report_at
         self.findings.append(to_finding(outcome, node, self.lines, self.line_offset))
         raise StopWalk()
+
+    def child(self, node: Any, bound: Dict[str, Any], call_node: ast.AST, in_cell: bool) -> "Checker":
+        """A checker for the body of a user function called at `call_node`."""
+        body = ast.Module(body=list(node.body), type_ignores=[])
+        kid = Checker(body, self.lines, self.namespace, self.line_offset)
+        kid.parent = self
+        kid.depth = self.depth + 1
+        kid.findings = self.findings
+        kid.rule_errors = self.rule_errors
+        kid.deadline = self.deadline
+        kid.tainted = self.tainted
+        kid.names_unreliable = self.names_unreliable
+        kid.certain = self.certain
+        kid.active_functions = self.active_functions | {id(node)}
+        kid.report_at = self.report_at if self.report_at is not None else (None if in_cell else call_node)
+        kid.local_names = assigned_names(node.body) | set(bound)
+        kid.env = dict(bound)
+        kid.cell_bound = set()
+        return kid
+
+    def run_function(self) -> Any:
+        """Walk the body; the returned value when certain, else UNKNOWN."""
+        completed = False
+        try:
+            self.exec_block(self.tree.body)
+            completed = True
+        except Flow as flow:
+            if flow.kind != "return":
+                return UNKNOWN
+        if completed:
+            return Val(None) if self.certain and not self.returned else UNKNOWN
+        if len(self.returned) == 1 and self.certain:
+            return self.returned[0]
+        return UNKNOWN
 
     def ask(self, hook: Any, *args: Any) -> Any:
         """Offer an operation to one rule; a rule that fails is skipped (and remembered)."""
@@ -152,6 +200,18 @@ class Checker:
     def lookup(self, name: str, node: ast.AST) -> Any:
         if name in self.env:
             return self.env[name]
+        if self.parent is not None:
+            if name in self.local_names:
+                return UNKNOWN  # an unbound local: not judged
+            root = self.parent
+            while root.parent is not None:
+                root = root.parent
+            found, value = root.resolve(name)
+            if found:
+                return value
+            if not root.names_unreliable and name not in INJECTED_NAMES:
+                self.report(rules_python.name_error(name, node), node)
+            return UNKNOWN
         if name in self.deleted:
             if not self.names_unreliable:
                 self.report(rules_python.name_error(name, node, deleted=True), node)
@@ -173,6 +233,19 @@ class Checker:
                 else:
                     self.report(rules_python.name_error(name, node, later=True), node)
         return UNKNOWN
+
+    def resolve(self, name: str) -> Tuple[bool, Any]:
+        """A module-level name's value without judging anything: (found, value)."""
+        if name in self.env:
+            return True, self.env[name]
+        if name in self.deleted:
+            return False, UNKNOWN
+        if name in self.namespace:
+            value = self.namespace[name]
+            return True, (UNKNOWN if id(value) in self.tainted else from_namespace(value))
+        if hasattr(builtins, name):
+            return True, Val(getattr(builtins, name), origin="builtin")
+        return name in self.cell_bound and self.loop_depth > 0, UNKNOWN
 
     def bind(self, name: str, value: Any) -> None:
         self.deleted.discard(name)
@@ -325,6 +398,8 @@ class Checker:
         raise Flow("raise")
 
     def stmt_Return(self, stmt: ast.Return) -> None:
+        value = self.eval(stmt.value) if stmt.value is not None else Val(None)
+        self.returned.append(value if self.certain else UNKNOWN)
         raise Flow("return")
 
     def stmt_Break(self, stmt: ast.Break) -> None:
@@ -822,7 +897,14 @@ class Checker:
                 return UNKNOWN
             method = _static_attribute(receiver, node.attr)
             if method is not None:
-                return Val(UserFunction(node.attr, _function_globals(method), _defines_globals(method)))
+                return Val(UserFunction(node.attr, _function_globals(method), _defines_globals(method),
+                                        func=method, bound_self=base))
+            for module in RULE_MODULES:  # e.g. a layer stored on a user nn.Module
+                got = self.outcome(self.ask(module.on_attribute, node, base), node)
+                if isinstance(got, Val):
+                    return got
+                if got is not None:
+                    break
             return BoundMethod(base, node.attr, None)
         return self.eval(node)
 
@@ -852,16 +934,28 @@ class Checker:
             self.havoc_all(site)
             return UNKNOWN
         target = func.obj
+        if not isinstance(target, UserFunction) and isinstance(target, types.FunctionType) and rules_python.is_user_callable(target):
+            target = UserFunction(target.__name__, _function_globals(target), _defines_globals(target), func=target)
+        if not isinstance(target, UserFunction):
+            forward = calls.module_forward(target)
+            if forward is not None:
+                result = calls.walk_call(self, forward, site.args, site.kwargs, site.node, site.has_star)
+                self.havoc_all(site)
+                self.havoc_value(func)
+                return result
         if isinstance(target, LibraryRef):
             if target.root not in rules_python.READ_ONLY_ROOTS:
                 self.havoc_all(site)
             return UNKNOWN
         if isinstance(target, UserFunction):
+            result = calls.walk_call(self, target, site.args, site.kwargs, site.node, site.has_star)
             self.havoc_all(site)
+            if target.bound_self is not None:
+                self.havoc_value(target.bound_self)
             self.havoc_names(target.global_names)
             if target.defines_globals:
                 self.names_unreliable = True
-            return UNKNOWN
+            return result
         if purity.pure_builtin(target) is not None or purity.pure_function(target):
             return self.evaluate(site, target, [])
         if rules_python.is_user_callable(target):
@@ -892,9 +986,19 @@ class Checker:
                 return UNKNOWN
         sampled = any(v.sampled for v in everything)
         fake = any(v.fake for v in everything)
-        if purity.pure_builtin(func) == "len" and len(site.args) == 1:
+        builtin = purity.pure_builtin(func)
+        if builtin == "enumerate" and len(site.args) == 1 and not site.kwargs:
+            batch = rules_torch.loader_batch(site.args[0].obj)
+            if batch is not None:
+                # The first (index, batch) pair; the loop's later iterations are not judged.
+                return Val([(0, batch)], sampled=True, rows=1 << 30, origin="standin")
+        if builtin == "len" and len(site.args) == 1:
             length = length_of(site.args[0])
             return Val(length) if length is not None else UNKNOWN
+        if builtin in purity.ITERATING_BUILTINS and not all(
+            safe_to_iterate(v.obj) or not _iterable(v.obj) for v in everything
+        ):
+            return UNKNOWN  # never iterate loaders, generators or user containers
         try:
             with quiet():
                 result = func(*[v.obj for v in site.args], **{k: v.obj for k, v in site.kwargs.items()})
@@ -906,7 +1010,8 @@ class Checker:
             self.report(rules_python.raised(exc, site), site.node)
             return UNKNOWN
         if not sampled:
-            return Val(result, fake=fake)
+            standin = any(v.origin == "standin" for v in everything)
+            return Val(result, fake=fake, origin="standin" if standin else "")
         # Computed on a sample: the true row count is known only for row-preserving operations.
         rows = rules_pandas.rows_after(func, inputs, site)
         return Val(result, sampled=True, rows=rows, fake=fake)
@@ -933,7 +1038,8 @@ class Checker:
         if items is None:
             return None, False
         listed, complete = items
-        return [Val(i, fake=value.fake) if not isinstance(i, Val) else i for i in listed], complete
+        origin = "standin" if value.origin == "standin" else ""
+        return [Val(i, fake=value.fake, origin=origin) if not isinstance(i, Val) else i for i in listed], complete
 
 
 @contextlib.contextmanager
@@ -944,6 +1050,10 @@ def quiet() -> Iterator[None]:
         warnings.simplefilter("ignore")
         with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
             yield
+
+
+def _iterable(obj: Any) -> bool:
+    return hasattr(type(obj), "__iter__") or hasattr(type(obj), "__getitem__")
 
 
 def _plain_kwargs(site: CallSite) -> Dict[str, Any]:
@@ -980,7 +1090,7 @@ def _loaded_names(node: ast.AST) -> Set[str]:
 def _user_function_from_ast(node: Any) -> UserFunction:
     names = tuple(sorted(_loaded_names(node)))
     defines = any(isinstance(n, ast.Global) for n in ast.walk(node))
-    return UserFunction(node.name, names, defines)
+    return UserFunction(node.name, names, defines, node=node if isinstance(node, ast.FunctionDef) else None)
 
 
 def _static_attribute(obj: Any, name: str) -> Any:
@@ -995,7 +1105,10 @@ def _static_attribute(obj: Any, name: str) -> Any:
         return None
     if isinstance(found, (staticmethod, classmethod)):
         found = found.__func__
-    return found if callable(found) and hasattr(found, "__code__") else None
+    if not callable(found) or not hasattr(found, "__code__"):
+        return None
+    module = getattr(found, "__module__", None) or "__main__"
+    return None if rules_python.type_root_name(module) in LIBRARY_ROOTS else found
 
 
 def _function_globals(func: Any) -> Tuple[str, ...]:

@@ -20,6 +20,9 @@ SHIPPED_MODULES = (
     "rules_torch",
     "rules_plotting",
     "rules_statsmodels",
+    "calls",
+    "rules_keras",
+    "rules_boosting",
     "checker",
     "entry",
 )

@@ -106,6 +106,12 @@ BUILTIN_PURE = frozenset(
 )
 
 
+# Builtins that iterate their arguments.
+ITERATING_BUILTINS = frozenset(
+    "min max sum sorted reversed list tuple dict set frozenset enumerate zip any all".split()
+)
+
+
 def pure_builtin(func: Any) -> Optional[str]:
     """The name of a pure builtin function, else None."""
     import builtins

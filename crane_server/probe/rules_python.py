@@ -185,7 +185,8 @@ def unpack(value: Any, count: int, starred: bool, node: ast.AST) -> Any:
     if length < count:
         return Raise("python-unpack", "ValueError",
                      "not enough values to unpack (expected %d, got %d)" % (count, length), node=node)
-    return Result([Val(i, fake=value.fake) for i in items])
+    origin = "standin" if value.origin == "standin" else ""
+    return Result([Val(i, fake=value.fake, origin=origin) for i in items])
 
 
 def compare(left: Val, op: ast.cmpop, right: Val) -> Any:
@@ -249,6 +250,13 @@ def iteration_items(value: Val, cap: int) -> Optional[Tuple[List[Any], bool]]:
             if torch is not None and isinstance(obj, torch.Tensor) and obj.dim() > 0:
                 total = int(obj.shape[0])
                 items = list(obj[:cap])
+            else:
+                from .rules_torch import loader_batch
+
+                batch = loader_batch(obj)
+                if batch is not None:
+                    # One representative batch; the loop's later iterations are not judged.
+                    return [Val(batch, origin="standin")], False
     if items is None:
         return None
     if value.sampled and value.rows is not None and tp is not dict:

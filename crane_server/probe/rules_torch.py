@@ -10,7 +10,7 @@ import ast
 from typing import Any, List, Optional
 
 from .outcomes import CallSite, Raise, Result
-from .values import UNKNOWN, BoundMethod, Val, is_tensor, loaded
+from .values import UNKNOWN, BoundMethod, Val, as_dict, from_namespace, is_tensor, loaded
 
 SAFE_LAYERS = frozenset(
     """Linear Bilinear Conv1d Conv2d Conv3d ConvTranspose1d ConvTranspose2d Embedding ReLU ReLU6
@@ -18,11 +18,53 @@ SAFE_LAYERS = frozenset(
     MaxPool1d MaxPool2d MaxPool3d AvgPool1d AvgPool2d AvgPool3d AdaptiveAvgPool1d AdaptiveAvgPool2d
     LayerNorm""".split()
 )
-MAX_BATCH = 8
+# Layers run on inputs of at most this many elements (a few milliseconds on a CPU).
+MAX_INPUT_ELEMENTS = 4_000_000
 
 
 def on_attribute(chk: Any, node: ast.Attribute, base: Val) -> Any:
+    """Submodules, parameters and buffers of a user nn.Module, read from its registries."""
+    nn = loaded("torch.nn")
+    obj = base.obj
+    if nn is None or not isinstance(obj, nn.Module) or type(obj).__module__.startswith("torch"):
+        return None
+    instance = as_dict(obj)
+    if node.attr in instance:
+        return None
+    for registry in ("_parameters", "_buffers", "_modules"):
+        found = instance.get(registry)
+        if type(found) is dict and node.attr in found:
+            return Result(from_namespace(found[node.attr]))
     return None
+
+
+def loader_batch(loader: Any) -> Optional[Any]:
+    """One batch shaped like those a DataLoader over tensors yields, built without iterating it.
+
+    Only for the default collate over a TensorDataset (or a Subset of one): the rows are the
+    first ones rather than a shuffled pick, so shapes and dtypes are exact, values are not.
+    """
+    data = loaded("torch.utils.data")
+    if data is None or type(loader) is not getattr(data, "DataLoader", None):
+        return None
+    collate = loaded("torch.utils.data._utils.collate")
+    if collate is None or loader.collate_fn is not getattr(collate, "default_collate", None):
+        return None
+    batch_size = loader.batch_size
+    if type(batch_size) is not int or batch_size < 1:
+        return None
+    dataset = loader.dataset
+    indices: Optional[List[int]] = None
+    if type(dataset) is getattr(data, "Subset", None):
+        indices = list(dataset.indices[:batch_size])
+        dataset = dataset.dataset
+    if type(dataset) is not getattr(data, "TensorDataset", None):
+        return None
+    tensors = dataset.tensors
+    if indices is None:
+        rows = min(batch_size, len(tensors[0]))
+        return [t[:rows] for t in tensors]
+    return [t[indices] for t in tensors]
 
 
 def on_subscript(chk: Any, node: ast.Subscript, base: Val, key: Any) -> Any:
@@ -81,8 +123,16 @@ def _construct(site: CallSite, cls: type) -> Any:
         return Result(UNKNOWN)
 
 
+# Module methods that only flip flags: the module's layers and shapes stay as they are.
+FLAG_METHODS = frozenset({"train", "eval", "zero_grad"})
+
+
 def on_call(chk: Any, site: CallSite) -> Any:
     func = site.func
+    nn = loaded("torch.nn")
+    if isinstance(func, BoundMethod) and nn is not None and isinstance(func.receiver.obj, nn.Module):
+        if func.name in FLAG_METHODS:
+            return Result(func.receiver if func.name != "zero_grad" else Val(None))
     if isinstance(func, Val) and isinstance(func.obj, type) and type(func.obj).__module__ != "abc":
         loss = loaded("torch.nn.modules.loss")
         cls = func.obj
@@ -99,29 +149,38 @@ def on_call(chk: Any, site: CallSite) -> Any:
         return Result(UNKNOWN)
     from .checker import quiet
 
+    standin = any(v.origin == "standin" for v in tensors)
     if _is_loss(module) and len(tensors) == 2:
         try:
             with quiet():
                 result = type(module).forward(module, tensors[0].obj, tensors[1].obj)
         except Exception as exc:
+            if standin and not _structural(exc):
+                return Result(UNKNOWN)
             return _raise(site, exc, module, tensors)
-        return Result(Val(result))
+        return Result(Val(result, origin="standin" if standin else ""))
     if len(tensors) != 1 or not _runnable(module):
         return Result(UNKNOWN)
     tensor = tensors[0].obj
-    if tensor.dim() > 1 and tensor.shape[0] > MAX_BATCH:
-        tensor = tensor[:MAX_BATCH]
-        sampled = True
-    else:
-        sampled = False
+    if tensor.numel() > MAX_INPUT_ELEMENTS:
+        return Result(UNKNOWN)  # too costly to run here; shapes downstream are not judged
     try:
         with quiet():
             result = _run(module, tensor)
     except Exception as exc:
+        if standin and not _structural(exc):
+            return Result(UNKNOWN)
         return _raise(site, exc, module, tensors)
-    if sampled:
-        return Result(Val(result, sampled=True, rows=int(tensors[0].obj.shape[0])))
-    return Result(Val(result))
+    return Result(Val(result, origin="standin" if standin else ""))
+
+
+_STRUCTURAL_WORDS = ("size", "shape", "dimension", "dtype", "mat1", "channels", "Expected", "expected", "same number")
+
+
+def _structural(exc: BaseException) -> bool:
+    """Errors about shapes and dtypes: the same for every batch of a tensor dataset."""
+    text = str(exc)
+    return any(word in text for word in _STRUCTURAL_WORDS)
 
 
 def _raise(site: CallSite, exc: BaseException, module: Any, tensors: List[Val]) -> Raise:

@@ -98,12 +98,27 @@ class Val:
 
 
 class UserFunction:
-    """A function or class defined by the user: never called by the checker."""
+    """A function defined by the user: never called, but its body may be walked.
 
-    def __init__(self, name: str, global_names: Tuple[str, ...] = (), defines_globals: bool = False):
+    `node` is its AST when the target cell defines it; `func` the function object when it
+    comes from the namespace; `bound_self` the receiver of a method call.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        global_names: Tuple[str, ...] = (),
+        defines_globals: bool = False,
+        node: Any = None,
+        func: Any = None,
+        bound_self: Any = None,
+    ):
         self.name = name
         self.global_names = global_names
         self.defines_globals = defines_globals
+        self.node = node
+        self.func = func
+        self.bound_self = bound_self
 
 
 class BoundMethod:
@@ -227,7 +242,7 @@ def length_of(value: Any) -> Optional[int]:
     obj = value.obj
     if type(obj) in (list, tuple, dict, str, set, range, frozenset, bytes):
         return len(obj)
-    if is_library_object(obj) and hasattr(type(obj), "__len__"):
+    if safe_to_iterate(obj):
         try:
             return len(obj)
         except Exception:
@@ -235,8 +250,48 @@ def length_of(value: Any) -> Optional[int]:
     return None
 
 
+def safe_to_iterate(obj: Any) -> bool:
+    """Containers whose len() and iteration run only library code over plain data."""
+    if type(obj) in (list, tuple, dict, str, set, range, frozenset, bytes):
+        return True
+    if is_ndarray(obj) or is_tensor(obj) or is_dataframe(obj) or is_series(obj):
+        return True
+    pd = loaded("pandas")
+    return pd is not None and isinstance(obj, pd.Index)
+
+
+def holds_user_objects(obj: Any) -> bool:
+    """Does an object-dtype array or frame hold instances of user classes (sampled check)?"""
+    np = loaded("numpy")
+    try:
+        if is_ndarray(obj):
+            if obj.dtype != object:
+                return False
+            items = obj.reshape(-1)[:50]
+        elif is_series(obj):
+            if obj.dtype != object:
+                return False
+            items = obj.iloc[:50].tolist()
+        elif is_dataframe(obj):
+            columns = [c for c, t in zip(obj.columns[:50], obj.dtypes[:50]) if t == object]
+            items = [v for c in columns for v in obj[c].iloc[:20].tolist()]
+        else:
+            return False
+    except Exception:
+        return True
+    plain = (int, float, str, bool, bytes, type(None))
+    for item in items:
+        if type(item) in plain or (np is not None and isinstance(item, np.generic)):
+            continue
+        if not is_library_object(item):
+            return True
+    return False
+
+
 def from_namespace(obj: Any) -> Any:
     """Wrap a namespace object, sampling large frames and arrays; user objects stay opaque."""
+    if holds_user_objects(obj):
+        return UNKNOWN
     if is_dataframe(obj) or is_series(obj):
         rows = len(obj)
         if rows > SAMPLE_ROWS:

@@ -26,7 +26,9 @@ import pandas as pd
 df = pd.DataFrame({"Amount": [10.0, 20.5, 3.2, 8.0], "Class": [0, 1, 0, 1],
                    "City": ["Oslo", "Rome", "Oslo", "Lima"], "Price": ["$1,200", "$950", "$3,000", "$10"]})
 """
-ML = FRAME + """
+ML = (
+    FRAME
+    + """
 from sklearn.linear_model import LinearRegression, LogisticRegression
 from sklearn.ensemble import RandomForestClassifier, HistGradientBoostingRegressor
 from sklearn.model_selection import train_test_split
@@ -37,6 +39,7 @@ y = df["Amount"] * 2
 model = LinearRegression()
 fitted = LinearRegression().fit(X, y)
 """
+)
 TORCH = """
 import torch
 from torch import nn
@@ -47,7 +50,9 @@ probs = torch.full((4, 1), 0.5)
 target = torch.ones(4)
 weights = torch.ones(3, requires_grad=True)
 """
-PLOT = FRAME + """
+PLOT = (
+    FRAME
+    + """
 import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
@@ -55,95 +60,476 @@ import seaborn as sns
 chw = np.zeros((3, 8, 8))
 hwc = np.zeros((8, 8, 3))
 """
+)
 
 CASES = [
     # Python
     RuleCase("undefined-name", FRAME, "print(total)", "python-undefined-name", "NameError"),
     RuleCase("undefined-name-near-miss", FRAME, "total = 3\nprint(total)", None),
-    RuleCase("name-used-before-assignment", FRAME, "y2 = x2 + 1\nx2 = 2", "python-undefined-name", "NameError"),
-    RuleCase("name-in-comprehension-scope", FRAME, "squares = [v * v for v in range(3)]\nprint(squares)", None),
-    RuleCase("name-deleted-in-cell", FRAME, "tmp = 1\ndel tmp\nprint(tmp)", "python-undefined-name", "NameError", 3),
-    RuleCase("module-not-installed", "", "import surely_not_a_module_xyz", "python-module-not-found", "ModuleNotFoundError"),
+    RuleCase(
+        "name-used-before-assignment",
+        FRAME,
+        "y2 = x2 + 1\nx2 = 2",
+        "python-undefined-name",
+        "NameError",
+    ),
+    RuleCase(
+        "name-in-comprehension-scope",
+        FRAME,
+        "squares = [v * v for v in range(3)]\nprint(squares)",
+        None,
+    ),
+    RuleCase(
+        "name-deleted-in-cell",
+        FRAME,
+        "tmp = 1\ndel tmp\nprint(tmp)",
+        "python-undefined-name",
+        "NameError",
+        3,
+    ),
+    RuleCase(
+        "module-not-installed",
+        "",
+        "import surely_not_a_module_xyz",
+        "python-module-not-found",
+        "ModuleNotFoundError",
+    ),
     RuleCase("module-installed", "", "import json", None),
-    RuleCase("import-missing-name", "import json", "from json import loadz", "python-import-name", "ImportError"),
-    RuleCase("removed-numpy-alias", FRAME, "x = np.float(3)", "python-missing-attribute", "AttributeError"),
+    RuleCase(
+        "import-missing-name",
+        "import json",
+        "from json import loadz",
+        "python-import-name",
+        "ImportError",
+    ),
+    RuleCase(
+        "removed-numpy-alias",
+        FRAME,
+        "x = np.float(3)",
+        "python-missing-attribute",
+        "AttributeError",
+    ),
     RuleCase("numpy-alias-kept", FRAME, "x = np.float64(3)", None),
-    RuleCase("removed-dataframe-append", FRAME, "df2 = df.append(df)", "pandas-removed-api", "AttributeError"),
+    RuleCase(
+        "removed-dataframe-append",
+        FRAME,
+        "df2 = df.append(df)",
+        "pandas-removed-api",
+        "AttributeError",
+    ),
     RuleCase("concat-instead", FRAME, "df2 = pd.concat([df, df])", None),
-    RuleCase("ndarray-has-no-join", FRAME, "arr = df.values\narr.join(df)", "python-missing-attribute", "AttributeError", 2),
+    RuleCase(
+        "ndarray-has-no-join",
+        FRAME,
+        "arr = df.values\narr.join(df)",
+        "python-missing-attribute",
+        "AttributeError",
+        2,
+    ),
     RuleCase("unpack-too-many", FRAME, "a, b = (1, 2, 3)", "python-unpack", "ValueError"),
     RuleCase("unpack-ok", FRAME, "a, b, c = (1, 2, 3)", None),
-    RuleCase("list-index", FRAME, "items = [1, 2]\nitems[2]", "python-index-out-of-range", "IndexError", 2),
-    RuleCase("dict-key", FRAME, "cfg = {'lr': 0.1}\ncfg['epochs']", "python-missing-key", "KeyError", 2),
+    RuleCase(
+        "list-index",
+        FRAME,
+        "items = [1, 2]\nitems[2]",
+        "python-index-out-of-range",
+        "IndexError",
+        2,
+    ),
+    RuleCase(
+        "dict-key", FRAME, "cfg = {'lr': 0.1}\ncfg['epochs']", "python-missing-key", "KeyError", 2
+    ),
     RuleCase("dict-get-ok", FRAME, "cfg = {'lr': 0.1}\ncfg.get('epochs')", None),
-    RuleCase("inplace-returns-none", FRAME, "d2 = df.drop(columns='Class', inplace=True)\nd2.head()", "python-none-attribute", "AttributeError", 2),
-    RuleCase("call-signature", PLOT, "sns.barplot('Amount', df)", "python-call-signature", "TypeError"),
-    RuleCase("call-signature-ok", PLOT, "sns.barplot(data=df, x='City', y='Amount')\nplt.close('all')", None),
-    RuleCase("open-missing-file", "", "handle = open('no_such_file_123.txt')", "python-file-not-found", "FileNotFoundError"),
+    RuleCase(
+        "inplace-returns-none",
+        FRAME,
+        "d2 = df.drop(columns='Class', inplace=True)\nd2.head()",
+        "python-none-attribute",
+        "AttributeError",
+        2,
+    ),
+    RuleCase(
+        "call-signature", PLOT, "sns.barplot('Amount', df)", "python-call-signature", "TypeError"
+    ),
+    RuleCase(
+        "call-signature-ok",
+        PLOT,
+        "sns.barplot(data=df, x='City', y='Amount')\nplt.close('all')",
+        None,
+    ),
+    RuleCase(
+        "open-missing-file",
+        "",
+        "handle = open('no_such_file_123.txt')",
+        "python-file-not-found",
+        "FileNotFoundError",
+    ),
     RuleCase("syntax-error", "", "def broken(:\n    pass", "python-syntax-error", "SyntaxError"),
     # pandas
     RuleCase("missing-column", FRAME, "df['amount'].sum()", "pandas-missing-column", "KeyError"),
     RuleCase("existing-column", FRAME, "df['Amount'].sum()", None),
-    RuleCase("missing-column-list", FRAME, "df[['Amount', 'Clas']]", "pandas-missing-column", "KeyError"),
-    RuleCase("drop-missing", FRAME, "df.drop(columns=['Citty'])", "pandas-missing-column", "KeyError"),
-    RuleCase("drop-twice-in-cell", FRAME, "df.drop('City', axis=1, inplace=True)\ndf.drop('City', axis=1, inplace=True)", "pandas-missing-column", "KeyError", 2),
+    RuleCase(
+        "missing-column-list", FRAME, "df[['Amount', 'Clas']]", "pandas-missing-column", "KeyError"
+    ),
+    RuleCase(
+        "drop-missing", FRAME, "df.drop(columns=['Citty'])", "pandas-missing-column", "KeyError"
+    ),
+    RuleCase(
+        "drop-twice-in-cell",
+        FRAME,
+        "df.drop('City', axis=1, inplace=True)\ndf.drop('City', axis=1, inplace=True)",
+        "pandas-missing-column",
+        "KeyError",
+        2,
+    ),
     RuleCase("drop-errors-ignore", FRAME, "df.drop(columns=['Citty'], errors='ignore')", None),
-    RuleCase("groupby-missing", FRAME, "df.groupby('city').Amount.mean()", "pandas-missing-column", "KeyError"),
-    RuleCase("sort-values-missing", FRAME, "df.sort_values(by='amount')", "pandas-missing-column", "KeyError"),
+    RuleCase(
+        "groupby-missing",
+        FRAME,
+        "df.groupby('city').Amount.mean()",
+        "pandas-missing-column",
+        "KeyError",
+    ),
+    RuleCase(
+        "sort-values-missing",
+        FRAME,
+        "df.sort_values(by='amount')",
+        "pandas-missing-column",
+        "KeyError",
+    ),
     RuleCase("loc-missing-column", FRAME, "df.loc[:, 'Amt']", "pandas-missing-column", "KeyError"),
     RuleCase("loc-row-filter", FRAME, "df.loc[df['Class'] == 1, 'Amount']", None),
-    RuleCase("iloc-out-of-bounds", FRAME, "df.iloc[10]", "pandas-index-out-of-bounds", "IndexError"),
-    RuleCase("attribute-not-column", FRAME, "df.Amout.mean()", "pandas-missing-attribute", "AttributeError"),
-    RuleCase("column-after-assignment", FRAME, "df['Total'] = df['Amount'] * 2\ndf['Total'].sum()", None),
-    RuleCase("del-then-use", FRAME, "del df['City']\ndf['City']", "pandas-missing-column", "KeyError", 2),
-    RuleCase("loop-missing-column", FRAME, "for col in ['Amount', 'Tax']:\n    print(df[col].mean())", "pandas-missing-column", "KeyError", 2),
-    RuleCase("loop-guarded", FRAME, "for col in ['Amount', 'Tax']:\n    if col in df.columns:\n        print(df[col].mean())", None),
-    RuleCase("to-numeric-currency", FRAME, "df['Price'] = pd.to_numeric(df['Price'])", "pandas-invalid-cast", "ValueError"),
-    RuleCase("to-numeric-cleaned", FRAME, "df['Price'] = pd.to_numeric(df['Price'].str.replace('[$,]', '', regex=True))", None),
-    RuleCase("astype-nan-to-int", FRAME + "df.loc[1, 'Amount'] = np.nan", "df['Amount'].astype(int)", "pandas-invalid-cast", "IntCastingNaNError"),
-    RuleCase("astype-after-fillna", FRAME + "df.loc[1, 'Amount'] = np.nan", "df['Amount'].fillna(0).astype(int)", None),
-    RuleCase("str-accessor-numeric", FRAME, "df['Amount'].str.upper()", "python-missing-attribute", "AttributeError"),
+    RuleCase(
+        "iloc-out-of-bounds", FRAME, "df.iloc[10]", "pandas-index-out-of-bounds", "IndexError"
+    ),
+    RuleCase(
+        "attribute-not-column",
+        FRAME,
+        "df.Amout.mean()",
+        "pandas-missing-attribute",
+        "AttributeError",
+    ),
+    RuleCase(
+        "column-after-assignment", FRAME, "df['Total'] = df['Amount'] * 2\ndf['Total'].sum()", None
+    ),
+    RuleCase(
+        "del-then-use", FRAME, "del df['City']\ndf['City']", "pandas-missing-column", "KeyError", 2
+    ),
+    RuleCase(
+        "loop-missing-column",
+        FRAME,
+        "for col in ['Amount', 'Tax']:\n    print(df[col].mean())",
+        "pandas-missing-column",
+        "KeyError",
+        2,
+    ),
+    RuleCase(
+        "loop-guarded",
+        FRAME,
+        "for col in ['Amount', 'Tax']:\n    if col in df.columns:\n        print(df[col].mean())",
+        None,
+    ),
+    RuleCase(
+        "to-numeric-currency",
+        FRAME,
+        "df['Price'] = pd.to_numeric(df['Price'])",
+        "pandas-invalid-cast",
+        "ValueError",
+    ),
+    RuleCase(
+        "to-numeric-cleaned",
+        FRAME,
+        "df['Price'] = pd.to_numeric(df['Price'].str.replace('[$,]', '', regex=True))",
+        None,
+    ),
+    RuleCase(
+        "astype-nan-to-int",
+        FRAME + "df.loc[1, 'Amount'] = np.nan",
+        "df['Amount'].astype(int)",
+        "pandas-invalid-cast",
+        "IntCastingNaNError",
+    ),
+    RuleCase(
+        "astype-after-fillna",
+        FRAME + "df.loc[1, 'Amount'] = np.nan",
+        "df['Amount'].fillna(0).astype(int)",
+        None,
+    ),
+    RuleCase(
+        "str-accessor-numeric",
+        FRAME,
+        "df['Amount'].str.upper()",
+        "python-missing-attribute",
+        "AttributeError",
+    ),
     RuleCase("str-accessor-text", FRAME, "df['City'].str.upper()", None),
-    RuleCase("read-csv-missing", FRAME, "pd.read_csv('no_such_data_123.csv')", "python-file-not-found", "FileNotFoundError"),
+    RuleCase(
+        "read-csv-missing",
+        FRAME,
+        "pd.read_csv('no_such_data_123.csv')",
+        "python-file-not-found",
+        "FileNotFoundError",
+    ),
     # NumPy
-    RuleCase("broadcast", FRAME, "np.ones((3, 4)) + np.ones((5,))", "numpy-value-error", "ValueError"),
+    RuleCase(
+        "broadcast", FRAME, "np.ones((3, 4)) + np.ones((5,))", "numpy-value-error", "ValueError"
+    ),
     RuleCase("broadcast-ok", FRAME, "np.ones((3, 4)) + np.ones((4,))", None),
-    RuleCase("matmul", FRAME, "np.ones((3, 4)) @ np.ones((3, 4))", "numpy-value-error", "ValueError"),
+    RuleCase(
+        "matmul", FRAME, "np.ones((3, 4)) @ np.ones((3, 4))", "numpy-value-error", "ValueError"
+    ),
     RuleCase("reshape", FRAME, "np.arange(10).reshape(3, 4)", "numpy-value-error", "ValueError"),
-    RuleCase("concatenate", FRAME, "np.concatenate([np.ones((2, 3)), np.ones((2, 4))])", "numpy-value-error", "ValueError"),
-    RuleCase("axis-error", FRAME, "labels = np.array([0, 1, 2])\nnp.argmax(labels, axis=1)", "numpy-axis-error", "AxisError", 2),
+    RuleCase(
+        "concatenate",
+        FRAME,
+        "np.concatenate([np.ones((2, 3)), np.ones((2, 4))])",
+        "numpy-value-error",
+        "ValueError",
+    ),
+    RuleCase(
+        "axis-error",
+        FRAME,
+        "labels = np.array([0, 1, 2])\nnp.argmax(labels, axis=1)",
+        "numpy-axis-error",
+        "AxisError",
+        2,
+    ),
     RuleCase("axis-ok", FRAME, "probs = np.ones((3, 2))\nnp.argmax(probs, axis=1)", None),
-    RuleCase("array-index", FRAME, "arr = np.zeros(5)\narr[7]", "numpy-index-out-of-bounds", "IndexError", 2),
-    RuleCase("savetxt-3d", FRAME, "np.savetxt('out_123.txt', np.zeros((2, 2, 2)))", "numpy-savetxt-dimensions", "ValueError"),
+    RuleCase(
+        "array-index",
+        FRAME,
+        "arr = np.zeros(5)\narr[7]",
+        "numpy-index-out-of-bounds",
+        "IndexError",
+        2,
+    ),
+    RuleCase(
+        "savetxt-3d",
+        FRAME,
+        "np.savetxt('out_123.txt', np.zeros((2, 2, 2)))",
+        "numpy-savetxt-dimensions",
+        "ValueError",
+    ),
     # scikit-learn
     RuleCase("not-fitted", ML, "model.predict(X)", "sklearn-not-fitted", "NotFittedError"),
     RuleCase("fitted", ML, "fitted.predict(X)", None),
     RuleCase("fit-then-predict", ML, "model.fit(X, y)\nmodel.predict(X)", None),
-    RuleCase("nan-input", ML + "X.loc[1, 'Amount'] = np.nan", "LinearRegression().fit(X, y)", "sklearn-nan-input", "ValueError"),
-    RuleCase("nan-accepted", ML + "X.loc[1, 'Amount'] = np.nan", "HistGradientBoostingRegressor(max_iter=5).fit(X, y)", None),
-    RuleCase("string-input", ML, "LinearRegression().fit(df[['Amount', 'City']], y)", "sklearn-non-numeric-input", "ValueError"),
-    RuleCase("length-mismatch", ML, "LinearRegression().fit(X, y[:3])", "sklearn-inconsistent-length", "ValueError"),
-    RuleCase("feature-count", ML, "fitted.predict(X[['Amount']].values)", "sklearn-feature-count", "ValueError"),
-    RuleCase("feature-names", ML, "fitted.predict(X.rename(columns={'Class': 'Label'}))", "sklearn-feature-names", "ValueError"),
-    RuleCase("continuous-target", ML, "LogisticRegression().fit(X, y)", "sklearn-continuous-target", "ValueError"),
+    RuleCase(
+        "nan-input",
+        ML + "X.loc[1, 'Amount'] = np.nan",
+        "LinearRegression().fit(X, y)",
+        "sklearn-nan-input",
+        "ValueError",
+    ),
+    RuleCase(
+        "nan-accepted",
+        ML + "X.loc[1, 'Amount'] = np.nan",
+        "HistGradientBoostingRegressor(max_iter=5).fit(X, y)",
+        None,
+    ),
+    RuleCase(
+        "string-input",
+        ML,
+        "LinearRegression().fit(df[['Amount', 'City']], y)",
+        "sklearn-non-numeric-input",
+        "ValueError",
+    ),
+    RuleCase(
+        "length-mismatch",
+        ML,
+        "LinearRegression().fit(X, y[:3])",
+        "sklearn-inconsistent-length",
+        "ValueError",
+    ),
+    RuleCase(
+        "feature-count",
+        ML,
+        "fitted.predict(X[['Amount']].values)",
+        "sklearn-feature-count",
+        "ValueError",
+    ),
+    RuleCase(
+        "feature-names",
+        ML,
+        "fitted.predict(X.rename(columns={'Class': 'Label'}))",
+        "sklearn-feature-names",
+        "ValueError",
+    ),
+    RuleCase(
+        "continuous-target",
+        ML,
+        "LogisticRegression().fit(X, y)",
+        "sklearn-continuous-target",
+        "ValueError",
+    ),
     RuleCase("discrete-target", ML, "LogisticRegression().fit(X, df['Class'])", None),
-    RuleCase("invalid-parameter", ML, "RandomForestClassifier(n_estimators=0).fit(X, df['Class'])", "sklearn-invalid-parameter", "InvalidParameterError"),
-    RuleCase("empty-split", ML, "empty = df[df['City'] == 'Paris']\ntrain_test_split(empty, test_size=0.2)", "sklearn-empty-split", "ValueError", 2),
+    RuleCase(
+        "invalid-parameter",
+        ML,
+        "RandomForestClassifier(n_estimators=0).fit(X, df['Class'])",
+        "sklearn-invalid-parameter",
+        "InvalidParameterError",
+    ),
+    RuleCase(
+        "empty-split",
+        ML,
+        "empty = df[df['City'] == 'Paris']\ntrain_test_split(empty, test_size=0.2)",
+        "sklearn-empty-split",
+        "ValueError",
+        2,
+    ),
     RuleCase("split-ok", ML, "train_test_split(df, test_size=0.25, random_state=0)", None),
-    RuleCase("metric-continuous", ML, "accuracy_score(X, df['Class'])", "sklearn-metric-input", "ValueError"),
+    RuleCase(
+        "metric-continuous",
+        ML,
+        "accuracy_score(X, df['Class'])",
+        "sklearn-metric-input",
+        "ValueError",
+    ),
     # PyTorch
     RuleCase("linear-in-features", TORCH, "layer(wide)", "torch-shape-mismatch", "RuntimeError"),
     RuleCase("linear-ok", TORCH, "layer(batch)", None),
-    RuleCase("linear-dtype", TORCH, "layer(batch.double())", "torch-dtype-mismatch", "RuntimeError"),
+    RuleCase(
+        "linear-dtype", TORCH, "layer(batch.double())", "torch-dtype-mismatch", "RuntimeError"
+    ),
     RuleCase("bce-shape", TORCH, "nn.BCELoss()(probs, target)", "torch-loss-input", "ValueError"),
     RuleCase("bce-squeezed", TORCH, "nn.BCELoss()(probs.squeeze(1), target)", None),
     RuleCase("view-size", TORCH, "batch.view(3, -1)", "torch-runtime-error", "RuntimeError"),
-    RuleCase("numpy-requires-grad", TORCH, "weights.numpy()", "torch-runtime-error", "RuntimeError"),
+    RuleCase(
+        "numpy-requires-grad", TORCH, "weights.numpy()", "torch-runtime-error", "RuntimeError"
+    ),
     RuleCase("numpy-detached", TORCH, "weights.detach().numpy()", None),
     # matplotlib / seaborn
-    RuleCase("imshow-channels-first", PLOT, "plt.imshow(chw)", "matplotlib-image-shape", "TypeError"),
+    RuleCase(
+        "imshow-channels-first", PLOT, "plt.imshow(chw)", "matplotlib-image-shape", "TypeError"
+    ),
     RuleCase("imshow-channels-last", PLOT, "plt.imshow(hwc)\nplt.close('all')", None),
-    RuleCase("axes-index", PLOT, "fig, ax = plt.subplots(2, 1)\nfor i, col in enumerate(df.columns):\n    ax[i].set_title(col)\nplt.close('all')", "numpy-index-out-of-bounds", "IndexError", 3),
-    RuleCase("axes-enough", PLOT, "fig, ax = plt.subplots(4, 1)\nfor i, col in enumerate(df.columns):\n    ax[i].set_title(col)\nplt.close('all')", None),
-    RuleCase("subplot-position", PLOT, "for i, col in enumerate(df.columns):\n    plt.subplot(1, 2, i + 1)\nplt.close('all')", "matplotlib-subplot-index", "ValueError", 2),
+    RuleCase(
+        "axes-index",
+        PLOT,
+        "fig, ax = plt.subplots(2, 1)\nfor i, col in enumerate(df.columns):\n    ax[i].set_title(col)\nplt.close('all')",
+        "numpy-index-out-of-bounds",
+        "IndexError",
+        3,
+    ),
+    RuleCase(
+        "axes-enough",
+        PLOT,
+        "fig, ax = plt.subplots(4, 1)\nfor i, col in enumerate(df.columns):\n    ax[i].set_title(col)\nplt.close('all')",
+        None,
+    ),
+    RuleCase(
+        "subplot-position",
+        PLOT,
+        "for i, col in enumerate(df.columns):\n    plt.subplot(1, 2, i + 1)\nplt.close('all')",
+        "matplotlib-subplot-index",
+        "ValueError",
+        2,
+    ),
+]
+
+FUNCS = (
+    FRAME
+    + """
+def total_of(frame, column):
+    return frame[column].sum()
+
+def clean(frame):
+    frame = frame.drop(columns=["City"])
+    return frame
+"""
+)
+
+CASES += [
+    # user functions: walked, never run
+    RuleCase(
+        "crash-inside-earlier-function",
+        FUNCS,
+        "x = 1\nt = total_of(df, 'amount')",
+        "pandas-missing-column",
+        "KeyError",
+        2,
+    ),
+    RuleCase("function-ok", FUNCS, "t = total_of(df, 'Amount')", None),
+    RuleCase(
+        "function-result-followed",
+        FUNCS,
+        "c = clean(df)\nc['City']",
+        "pandas-missing-column",
+        "KeyError",
+        2,
+    ),
+    RuleCase("function-result-ok", FUNCS, "c = clean(df)\nc['Amount']", None),
+    RuleCase(
+        "crash-inside-cell-function",
+        FRAME,
+        "def f(d):\n    return d['nope']\n\nf(df)",
+        "pandas-missing-column",
+        "KeyError",
+        2,
+    ),
+    RuleCase(
+        "guarded-inside-function",
+        FRAME,
+        "def f(d, col):\n    if col in d:\n        return d[col]\n    return None\n\nf(df, 'nope')",
+        None,
+    ),
+    RuleCase(
+        "undefined-global-in-function",
+        FUNCS + "def uses_missing():\n    return missing_global_xyz + 1\n",
+        "uses_missing()",
+        "python-undefined-name",
+        "NameError",
+    ),
+]
+
+LOADER = (
+    TORCH
+    + """
+from torch.utils.data import DataLoader, TensorDataset, random_split
+images = torch.rand(40, 3, 8, 8)
+labels = torch.randint(0, 2, (40,))
+train, test = random_split(TensorDataset(images, labels), [32, 8])
+loader = DataLoader(train, batch_size=8, shuffle=True)
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, kernel_size=3, padding=1)
+        self.fc = nn.Linear(4 * 8 * 8, 1)
+        self.act = nn.Sigmoid()
+
+    def forward(self, x):
+        x = self.conv(x)
+        x = x.view(-1, 4 * 8 * 8)
+        return self.act(self.fc(x))
+
+net = Net()
+loss_fn = nn.BCELoss()
+"""
+)
+
+CASES += [
+    RuleCase(
+        "loader-loss-shape",
+        LOADER,
+        "for step, (x, y) in enumerate(loader):\n    out = net(x)\n    loss = loss_fn(out, y)\n    loss.backward()",
+        "torch-loss-input",
+        "ValueError",
+        3,
+    ),
+    RuleCase(
+        "loader-loss-ok",
+        LOADER,
+        "for step, (x, y) in enumerate(loader):\n    out = net(x)\n    loss = loss_fn(out.squeeze(1), y.float())\n    loss.backward()",
+        None,
+    ),
+    RuleCase(
+        "loader-linear-mismatch",
+        LOADER + "head = nn.Linear(10, 2)\n",
+        "for x, y in loader:\n    head(x.flatten(1))",
+        "torch-shape-mismatch",
+        "RuntimeError",
+        2,
+    ),
 ]

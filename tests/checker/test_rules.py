@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import linecache
 import os
 import sys
 from typing import Any
@@ -13,8 +14,11 @@ from tests.checker.rule_cases import CASES, RuleCase
 
 
 def _namespace(case: RuleCase, tmp_path: Any) -> dict[str, Any]:
+    """Run the setup as a notebook cell would: its source is known to linecache, as in IPython."""
     namespace: dict[str, Any] = {"__name__": "__main__"}
-    exec(compile(case.setup, "<setup>", "exec"), namespace)
+    filename = f"<crane-test-setup-{case.id}>"
+    linecache.cache[filename] = (len(case.setup), None, case.setup.splitlines(True), filename)
+    exec(compile(case.setup, filename, "exec"), namespace)
     return namespace
 
 
@@ -41,7 +45,11 @@ def test_checker_prediction(case: RuleCase, tmp_path: Any) -> None:
         return
     assert findings, "no finding"
     first = findings[0]
-    assert (first["code"], first["exception"], first["line"]) == (case.code, case.exception, case.line)
+    assert (first["code"], first["exception"], first["line"]) == (
+        case.code,
+        case.exception,
+        case.line,
+    )
     assert first["message"]
 
 
@@ -59,8 +67,10 @@ def test_checker_does_not_mutate_namespace_objects(tmp_path: Any) -> None:
     frame = namespace["df"]
     before = frame.copy()
     names = set(namespace)
-    cell = ("df.drop(columns='Amount', inplace=True)\ndf['new'] = 1\ndel df['City']\n"
-            "df.rename(columns={'Class': 'c'}, inplace=True)\nrows = []\nrows.append(1)\ndf.sort_values('c', inplace=True)")
+    cell = (
+        "df.drop(columns='Amount', inplace=True)\ndf['new'] = 1\ndel df['City']\n"
+        "df.rename(columns={'Class': 'c'}, inplace=True)\nrows = []\nrows.append(1)\ndf.sort_values('c', inplace=True)"
+    )
     check_source(cell, namespace)
     assert namespace["df"] is frame
     assert frame.equals(before) and list(frame.columns) == list(before.columns)
