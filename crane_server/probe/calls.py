@@ -131,3 +131,29 @@ def module_forward(obj: Any) -> Optional[UserFunction]:
     if not isinstance(forward, types.FunctionType):
         return None
     return UserFunction("forward", func=forward, bound_self=Val(obj, origin="namespace"))
+
+
+def build_record(cls: type, args: List[Any], kwargs: Dict[str, Any]) -> Any:
+    """The fields a plain dataclass's generated __init__ would store, or UNKNOWN."""
+    import dataclasses
+
+    from .values import RecordValue
+
+    fields = [f for f in dataclasses.fields(cls) if f.init]
+    if len(args) > len(fields):
+        return UNKNOWN
+    values: Dict[str, Any] = {}
+    for field, value in zip(fields, args):
+        values[field.name] = value
+    for key, value in kwargs.items():
+        if key in values or key not in {f.name for f in fields}:
+            return UNKNOWN
+        values[key] = value
+    for field in fields:
+        if field.name in values:
+            continue
+        if field.default is not dataclasses.MISSING:
+            values[field.name] = from_namespace(field.default)
+        else:
+            return UNKNOWN
+    return Val(RecordValue(cls, values))

@@ -36,6 +36,7 @@ from .values import (
     is_plain_data,
     length_of,
     loaded,
+    plain_dataclass,
     safe_to_iterate,
 )
 
@@ -943,6 +944,8 @@ class Checker:
                 self.havoc_all(site)
                 self.havoc_value(func)
                 return result
+        if plain_dataclass(target) and not site.has_star:
+            return calls.build_record(target, site.args, site.kwargs)
         if isinstance(target, LibraryRef):
             if target.root not in rules_python.READ_ONLY_ROOTS:
                 self.havoc_all(site)

@@ -101,6 +101,36 @@ HISTORY_ALIASES = {
 }
 
 
+ACCURACY_KEYS = frozenset({"acc", "accuracy"})
+
+
+class PredictedHistory:
+    """What `model.fit(...)` in the target cell returns: the History keys it will log."""
+
+    def __init__(self, metrics: List[str], validation: Optional[bool]) -> None:
+        self.metrics = metrics
+        self.validation = validation  # None: unknown
+
+
+class PredictedLog:
+    """`PredictedHistory.history`: judged only on keys whose absence is certain."""
+
+    def __init__(self, fitted: PredictedHistory) -> None:
+        self.fitted = fitted
+
+    def absent(self, key: str) -> bool:
+        base = key[4:] if key.startswith("val_") else key
+        if key.startswith("val_") and self.fitted.validation is False:
+            return True
+        if key.startswith("val_") and self.fitted.validation is None:
+            return False
+        return base in ACCURACY_KEYS and base not in self.fitted.metrics
+
+    def keys(self) -> List[str]:
+        names = ["loss", *self.fitted.metrics]
+        return names + (["val_" + n for n in names] if self.fitted.validation else [])
+
+
 def _root(tp: type) -> str:
     return (getattr(tp, "__module__", None) or "").split(".", 1)[0]
 
@@ -154,6 +184,10 @@ def on_attribute(chk: Any, node: ast.Attribute, base: Val) -> Any:
     name = node.attr
     if isinstance(obj, types.ModuleType):
         return _module_attribute(obj, name, node)
+    if isinstance(obj, PredictedHistory):
+        return Result(Val(PredictedLog(obj)) if name == "history" else UNKNOWN)
+    if isinstance(obj, PredictedLog):
+        return Result(UNKNOWN)
     if _is_history(obj) and name == "history":
         found = as_dict(obj).get("history")
         if type(found) is dict:
@@ -213,6 +247,8 @@ def _missing_attribute(obj: Any, name: str, node: ast.AST) -> Any:
 
 
 def on_subscript(chk: Any, node: ast.Subscript, base: Val, key: Any) -> Any:
+    if isinstance(base.obj, PredictedLog):
+        return _predicted_key(base.obj, key, node)
     if base.origin != HISTORY_ORIGIN or type(base.obj) is not dict or not isinstance(key, Val):
         return None
     if not isinstance(key.obj, str):
@@ -234,6 +270,37 @@ def on_subscript(chk: Any, node: ast.Subscript, base: Val, key: Any) -> Any:
         )
         fix = f"pass validation_split=0.2 (or validation_data=...) to fit to log {key.obj!r}"
         closest = None
+    return Raise(
+        "keras-history-key",
+        "KeyError",
+        repr(key.obj),
+        facts=facts,
+        closest=closest,
+        fix=fix,
+        node=node,
+        replace_node=node.slice if closest else None,
+        replace_text=repr(closest) if closest else None,
+    )
+
+
+def _predicted_key(log: PredictedLog, key: Any, node: ast.Subscript) -> Any:
+    if not isinstance(key, Val) or not isinstance(key.obj, str) or not log.absent(key.obj):
+        return Result(UNKNOWN)
+    keys = log.keys()
+    closest = HISTORY_ALIASES.get(key.obj)
+    if closest not in keys:
+        closest = None
+    facts = [
+        f"model.fit in this cell will log the keys {keys} (compiled metrics: {log.fitted.metrics})"
+    ]
+    fix = (
+        f"metrics are logged under the name given to compile(): here {closest!r}"
+        if closest
+        else None
+    )
+    if key.obj.startswith("val_") and log.fitted.validation is False:
+        facts.append("fit is called without validation_data/validation_split")
+        fix = f"pass validation_split=0.2 (or validation_data=...) to fit to log {key.obj!r}"
     return Raise(
         "keras-history-key",
         "KeyError",
@@ -275,6 +342,11 @@ def on_call(chk: Any, site: CallSite) -> Any:
         problem = _model_call(chk, site, receiver.obj, method)
         if problem is not None:
             return problem
+        if method == "fit" and _library_method(receiver.obj, method):
+            predicted = _predicted_history(site, receiver.obj)
+            chk.havoc_value(receiver)
+            if predicted is not None:
+                return Result(Val(predicted, origin="cell"))
     if method not in READ_ONLY_METHODS or not _library_method(receiver.obj, method):
         chk.havoc_value(receiver)  # fit, compile, add, pop, build, ... change what the rules read
     if (
@@ -284,6 +356,37 @@ def on_call(chk: Any, site: CallSite) -> Any:
     ):
         return Result(UNKNOWN)  # Keras' own method on a user subclass: never walk library source
     return None  # the generic rules still check the call's signature
+
+
+def _predicted_history(site: CallSite, model: Any) -> Optional[PredictedHistory]:
+    """The History keys of this fit, from the compiled metrics (plain strings only)."""
+    if site.has_star or "callbacks" in site.kwargs or len(site.args) > 2:
+        return None
+    config = as_dict(as_dict(model).get("_compile_config")).get("config")
+    if not isinstance(config, dict) or config.get("weighted_metrics") is not None:
+        return None
+    metrics = config.get("metrics")
+    if metrics is None:
+        metrics = []
+    if type(metrics) is not list or not all(type(m) is str for m in metrics):
+        return None
+    try:
+        if len(model.outputs) != 1:
+            return None
+    except Exception:
+        return None
+    validation: Optional[bool] = False
+    for name in ("validation_split", "validation_data"):
+        value = site.kwargs.get(name)
+        if value is None:
+            continue
+        if not isinstance(value, Val):
+            validation = None
+        elif isinstance(value.obj, (int, float)) and value.obj == 0:
+            continue
+        elif validation is not None:
+            validation = True
+    return PredictedHistory(list(metrics), validation)
 
 
 def _receiver(chk: Any, site: CallSite) -> Tuple[Optional[Val], str]:

@@ -14,8 +14,9 @@ from .values import (
     UNKNOWN,
     AxesPlaceholder,
     BoundMethod,
-    LibraryRef,
     FigurePlaceholder,
+    LibraryRef,
+    RecordValue,
     UserFunction,
     Val,
     as_dict,
@@ -343,6 +344,8 @@ def on_attribute(chk: Any, node: ast.Attribute, base: Val) -> Any:
                      facts=["the value is None"], fix=_none_fix(node), node=node)
     if isinstance(obj, LibraryRef):
         return Result(Val(obj.child(name)))
+    if isinstance(obj, RecordValue):
+        return Result(obj.fields.get(name, UNKNOWN))
     if isinstance(obj, (AxesPlaceholder, FigurePlaceholder, UserFunction)):
         return Result(UNKNOWN)
     if is_library_object(obj) or is_plain_data(obj):

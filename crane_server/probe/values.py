@@ -149,6 +149,23 @@ class LibraryRef:
         return LibraryRef(self.qualname + "." + name)
 
 
+class RecordValue:
+    """An instance of a user dataclass the cell would build: just its fields (never built)."""
+
+    def __init__(self, cls: type, fields: Dict[str, Any]) -> None:
+        self.cls = cls
+        self.fields = fields
+
+
+def plain_dataclass(cls: Any) -> bool:
+    """A dataclass whose __init__ is the generated one and that has no __post_init__."""
+    if not isinstance(cls, type) or "__dataclass_fields__" not in vars(cls):
+        return False
+    init = vars(cls).get("__init__")
+    code = getattr(init, "__code__", None)
+    return code is not None and code.co_filename.startswith("<") and not hasattr(cls, "__post_init__")
+
+
 class AxesPlaceholder:
     """Stands for a matplotlib Axes that `plt.subplots` would create (never created)."""
 

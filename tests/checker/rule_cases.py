@@ -533,3 +533,34 @@ CASES += [
         2,
     ),
 ]
+
+RECORD = TORCH + """
+from dataclasses import dataclass
+from typing import Optional
+
+@dataclass
+class Output:
+    logits: torch.Tensor
+    loss: Optional[torch.Tensor] = None
+
+class Head(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(10, 2)
+
+    def forward(self, x, labels=None):
+        out = Output(logits=self.proj(x))
+        loss = None
+        if labels is not None:
+            loss = nn.CrossEntropyLoss()(out.logits.view(-1, 4), labels.view(-1))
+        return Output(logits=out.logits, loss=loss)
+
+head = Head()
+labels4 = torch.zeros(4, dtype=torch.long)
+labels2 = torch.zeros(2, dtype=torch.long)
+"""
+
+CASES += [
+    RuleCase("dataclass-output-loss", RECORD, "result = head(batch, labels=labels4)", "torch-loss-input", "ValueError"),
+    RuleCase("dataclass-output-ok", RECORD, "result = head(batch, labels=labels2)", None),
+]

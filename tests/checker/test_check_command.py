@@ -17,17 +17,35 @@ def notebook(path: Path, *cells: str, raw: str | None = None) -> Path:
         path.write_text(raw, encoding="utf-8")
         return path
     document = {
-        "cells": [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
-                   "source": cell} for cell in cells],
-        "metadata": {}, "nbformat": 4, "nbformat_minor": 5,
+        "cells": [
+            {
+                "cell_type": "code",
+                "execution_count": None,
+                "metadata": {},
+                "outputs": [],
+                "source": cell,
+            }
+            for cell in cells
+        ],
+        "metadata": {},
+        "nbformat": 4,
+        "nbformat_minor": 5,
     }
     path.write_text(json.dumps(document), encoding="utf-8")
     return path
 
 
-def crane(*args: str, stdin: str | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "crane_server", *args], capture_output=True, text=True,
-                          timeout=120, input=stdin, cwd=cwd)
+def crane(
+    *args: str, stdin: str | None = None, cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "crane_server", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        input=stdin,
+        cwd=cwd,
+    )
 
 
 SETUP = "import pandas as pd\ndf = pd.DataFrame({'Amount': [1, 2], 'Class': [0, 1]})"
@@ -40,7 +58,11 @@ def test_crash_predicted_json(tmp_path: Path) -> None:
     result = json.loads(done.stdout)
     assert result["crash"] is True and result["cell"] == 1
     finding = result["findings"][0]
-    assert (finding["code"], finding["exception"], finding["line"]) == ("pandas-missing-column", "KeyError", 2)
+    assert (finding["code"], finding["exception"], finding["line"]) == (
+        "pandas-missing-column",
+        "KeyError",
+        2,
+    )
     assert finding["evidence"]["closest"] == "Amount"
     assert {"check_ms", "total_ms"} <= set(result["timings"])
 
@@ -80,11 +102,18 @@ def test_syntax_error_is_one_diagnostic(tmp_path: Path) -> None:
     ("raw", "cells", "message"),
     [
         pytest.param("{not json", (), "invalid JSON", id="invalid-json"),
-        pytest.param(json.dumps({"cells": [{"cell_type": "markdown", "source": "# hi"}]}), (), "no code cells", id="no-code-cells"),
+        pytest.param(
+            json.dumps({"cells": [{"cell_type": "markdown", "source": "# hi"}]}),
+            (),
+            "no code cells",
+            id="no-code-cells",
+        ),
         pytest.param(json.dumps({"nbformat": 4}), (), "no 'cells' list", id="no-cells"),
     ],
 )
-def test_bad_notebooks_exit_2(tmp_path: Path, raw: str, cells: tuple[str, ...], message: str) -> None:
+def test_bad_notebooks_exit_2(
+    tmp_path: Path, raw: str, cells: tuple[str, ...], message: str
+) -> None:
     path = notebook(tmp_path / "bad.ipynb", raw=raw)
     done = crane("check", str(path))
     assert done.returncode == 2
@@ -111,9 +140,17 @@ def test_failing_preceding_cell_is_reported(tmp_path: Path) -> None:
 
 def test_attach_mode_reads_cell_from_stdin(kernel, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     kernel.execute(SETUP)
-    done = crane("check", "--connection-file", str(kernel.connection_file), "-", "--json",
-                 stdin="df.groupby('clas').size()")
+    done = crane(
+        "check",
+        "--connection-file",
+        str(kernel.connection_file),
+        "-",
+        "--json",
+        stdin="df.groupby('clas').size()",
+    )
     assert done.returncode == 1, done.stderr
     finding = json.loads(done.stdout)["findings"][0]
     assert finding["code"] == "pandas-missing-column" and finding["evidence"]["closest"] == "Class"
-    assert kernel.execute("print(1)")["execution_count"] == 2  # the check did not count as an execution
+    assert (
+        kernel.execute("print(1)")["execution_count"] == 2
+    )  # the check did not count as an execution

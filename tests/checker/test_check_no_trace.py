@@ -67,7 +67,8 @@ def test_check_calls_no_user_code(kernel: RunningKernel) -> None:
     result, _ = run_probe(kernel, "summarise", {"names": ["Recorder"]})
     assert "Recorder" in result["variables"]
     reply = kernel.client.execute_interactive(
-        "assert Recorder.calls == [], Recorder.calls", timeout=30, output_hook=lambda msg: None)
+        "assert Recorder.calls == [], Recorder.calls", timeout=30, output_hook=lambda msg: None
+    )
     assert reply["content"]["status"] == "ok"
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from crane_server.probe.checker import check_source
+from crane_server.probe.checker import run_checker
 from tests.checker.rule_cases import CASES, RuleCase
 
 
@@ -39,7 +39,8 @@ def _real_exception(cell: str, namespace: dict[str, Any]) -> str | None:
 @pytest.mark.parametrize("case", [pytest.param(c, id=c.id) for c in CASES])
 @pytest.mark.filterwarnings("ignore")
 def test_checker_prediction(case: RuleCase, tmp_path: Any) -> None:
-    findings = check_source(case.cell, _namespace(case, tmp_path))
+    findings, rule_errors = run_checker(case.cell, _namespace(case, tmp_path))
+    assert rule_errors == []
     if case.code is None:
         assert findings == [], f"false alarm on working code: {findings}"
         return
@@ -71,7 +72,7 @@ def test_checker_does_not_mutate_namespace_objects(tmp_path: Any) -> None:
         "df.drop(columns='Amount', inplace=True)\ndf['new'] = 1\ndel df['City']\n"
         "df.rename(columns={'Class': 'c'}, inplace=True)\nrows = []\nrows.append(1)\ndf.sort_values('c', inplace=True)"
     )
-    check_source(cell, namespace)
+    run_checker(cell, namespace)
     assert namespace["df"] is frame
     assert frame.equals(before) and list(frame.columns) == list(before.columns)
     assert set(namespace) == names

@@ -1,0 +1,110 @@
+"""LightGBM/XGBoost rules, twice: the checker's prediction, and the real run that confirms it."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import pytest
+
+from crane_server.probe.checker import check_source
+from tests.checker.rule_cases import RuleCase
+
+BOOSTING = """
+import numpy as np
+from lightgbm import LGBMClassifier
+from xgboost import XGBClassifier
+X = np.random.rand(40, 4)
+X5 = np.random.rand(40, 5)
+y = np.arange(40) % 2
+lgbm = LGBMClassifier(n_estimators=5, verbose=-1)
+xgbc = XGBClassifier(n_estimators=5)
+lgbm_fitted = LGBMClassifier(n_estimators=5, verbose=-1).fit(X, y)
+xgbc_fitted = XGBClassifier(n_estimators=5).fit(X, y)
+"""
+
+CASES = [
+    # judged by this module
+    RuleCase(
+        "lgbm-importances-unfitted",
+        BOOSTING,
+        "lgbm.feature_importances_",
+        "boosting-not-fitted",
+        "NotFittedError",
+    ),
+    RuleCase(
+        "xgb-importances-unfitted",
+        BOOSTING,
+        "imp = xgbc.feature_importances_",
+        "boosting-not-fitted",
+        "NotFittedError",
+    ),
+    RuleCase("lgbm-importances-fitted", BOOSTING, "lgbm_fitted.feature_importances_", None),
+    RuleCase(
+        "xgb-booster-unfitted",
+        BOOSTING,
+        "booster = xgbc.get_booster()",
+        "boosting-not-fitted",
+        "NotFittedError",
+    ),
+    RuleCase("xgb-booster-fitted", BOOSTING, "booster = xgbc_fitted.get_booster()", None),
+    # already judged by the scikit-learn rules (both APIs are scikit-learn estimators)
+    RuleCase(
+        "lgbm-predict-unfitted", BOOSTING, "lgbm.predict(X)", "sklearn-not-fitted", "NotFittedError"
+    ),
+    RuleCase(
+        "xgb-predict-unfitted",
+        BOOSTING,
+        "xgbc.predict_proba(X)",
+        "sklearn-not-fitted",
+        "NotFittedError",
+    ),
+    RuleCase(
+        "lgbm-feature-count",
+        BOOSTING,
+        "lgbm_fitted.predict(X5)",
+        "sklearn-feature-count",
+        "ValueError",
+    ),
+    RuleCase(
+        "xgb-feature-count",
+        BOOSTING,
+        "xgbc_fitted.predict(X5)",
+        "sklearn-feature-count",
+        "ValueError",
+    ),
+    RuleCase("xgb-predict-fitted", BOOSTING, "xgbc_fitted.predict(X)", None),
+]
+
+
+def _namespace(case: RuleCase) -> dict[str, Any]:
+    namespace: dict[str, Any] = {"__name__": "__main__"}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        exec(compile(case.setup, "<setup>", "exec"), namespace)
+    return namespace
+
+
+@pytest.mark.parametrize("case", [pytest.param(c, id=c.id) for c in CASES])
+@pytest.mark.filterwarnings("ignore")
+def test_checker_prediction(case: RuleCase) -> None:
+    findings = check_source(case.cell, _namespace(case))
+    if case.code is None:
+        assert findings == [], f"false alarm on working code: {findings}"
+        return
+    assert findings, "no finding"
+    first = findings[0]
+    assert (first["code"], first["exception"]) == (case.code, case.exception)
+    assert first["line"] == case.line and first["message"]
+
+
+@pytest.mark.parametrize("case", [pytest.param(c, id=c.id) for c in CASES])
+@pytest.mark.filterwarnings("ignore")
+def test_real_run_confirms(case: RuleCase) -> None:
+    namespace = _namespace(case)
+    raised = None
+    try:
+        exec(compile(case.cell, "<cell>", "exec"), namespace)
+    except BaseException as exc:
+        raised = type(exc).__name__
+    assert raised == case.exception
