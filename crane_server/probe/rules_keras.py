@@ -495,6 +495,8 @@ def _model_call(chk: Any, site: CallSite, model: Any, method: str) -> Optional[R
     )
     x_shape = _data_shape(x)
     y_shape = _data_shape(y)
+    if method == "__call__" and isinstance(x, Val) and (is_dataframe(x.obj) or is_series(x.obj)):
+        x_shape = None  # only fit/predict/evaluate convert pandas objects the way it is modelled
     if (
         method in ("fit", "evaluate")
         and x_shape

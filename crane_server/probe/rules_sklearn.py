@@ -241,7 +241,17 @@ def _params(estimator: Any) -> str:
 def _check_x(estimator: Any, x: Val, y: Any, site: CallSite, is_meta: bool, fitting: bool,
              fitted: Optional[FittedModel] = None) -> Optional[Raise]:
     name = type(estimator).__name__
+    native = (type(estimator).__module__ or "").startswith("sklearn.")
     n_samples, n_features, names = _x_facts(x)
+    if not native:
+        # Other libraries' scikit-learn estimators validate their input their own way: only the
+        # feature count (checked by every one of them) is judged.
+        expected = fitted.n_features if fitted is not None else getattr(estimator, "n_features_in_", None)
+        if not fitting and isinstance(expected, int) and n_features is not None and n_features != expected:
+            return Raise("sklearn-feature-count", "ValueError",
+                         "X has %d features, but %s is expecting %d features as input." % (n_features, name, expected),
+                         facts=["fitted on %d features; X has %d" % (expected, n_features)], node=site.node)
+        return None
     if n_samples == 0 and not x.fake and shape_of(x.obj) is not None and not is_meta:
         shape = true_shape(x)
         return Raise("sklearn-empty-input", "ValueError",

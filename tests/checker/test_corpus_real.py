@@ -130,6 +130,10 @@ def test_generated_folders_match_the_generator(tmp_path: Path) -> None:
     written = sorted(path.name for path in tmp_path.iterdir())
     assert written == [path.name for path in CASES]
     for folder in tmp_path.iterdir():
+        committed_names = sorted(path.name for path in (CORPUS / folder.name).iterdir())
+        assert committed_names == sorted(path.name for path in folder.iterdir()), (
+            f"{folder.name}: stray or missing files; rerun scripts/make_corpus.py"
+        )
         for file in folder.iterdir():
             committed = CORPUS / folder.name / file.name
             assert committed.is_file(), f"{committed} is missing: rerun scripts/make_corpus.py"

@@ -20,6 +20,9 @@ y = np.arange(40) % 2
 lgbm = LGBMClassifier(n_estimators=5, verbose=-1)
 xgbc = XGBClassifier(n_estimators=5)
 lgbm_fitted = LGBMClassifier(n_estimators=5, verbose=-1).fit(X, y)
+import pandas as pd
+frame = pd.DataFrame(X, columns=["a", "b", "c", "d"])
+lgbm_named = LGBMClassifier(n_estimators=5, verbose=-1).fit(frame, y)
 xgbc_fitted = XGBClassifier(n_estimators=5).fit(X, y)
 """
 
@@ -74,6 +77,8 @@ CASES = [
         "ValueError",
     ),
     RuleCase("xgb-predict-fitted", BOOSTING, "xgbc_fitted.predict(X)", None),
+    # LightGBM does not check feature names: renamed columns must not be reported
+    RuleCase("lgbm-renamed-columns", BOOSTING, "lgbm_named.predict(frame.rename(columns={'a': 'z'}))", None),
 ]
 
 

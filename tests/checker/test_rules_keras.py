@@ -213,6 +213,32 @@ CASES += [
         "ValueError",
     ),
 ]
+FRAMES = (
+    KERAS
+    + """
+import pandas as pd
+frame5 = pd.DataFrame(X5)
+Xbig = np.zeros((300000, 4), "float32")
+ybig = np.zeros(250000)
+"""
+)
+CASES += [
+    RuleCase(
+        "dataframe-last-dim",
+        FRAMES,
+        "clf.predict(frame5, verbose=0)",
+        "keras-input-shape",
+        "ValueError",
+    ),
+    RuleCase("dataframe-ok", FRAMES, "clf.predict(frame5.iloc[:, :4], verbose=0)", None),
+    RuleCase(
+        "cardinality-large",
+        FRAMES,
+        "clf.fit(Xbig, ybig, epochs=1)",
+        "keras-data-cardinality",
+        "ValueError",
+    ),
+]
 UNCOMPILED = KERAS + "raw = keras.Sequential([keras.Input((4,)), layers.Dense(3)])\n"
 CASES += [
     RuleCase(
