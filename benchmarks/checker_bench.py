@@ -16,8 +16,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from crane_server.engine import check_cell  # noqa: E402
-from crane_server.kernels.launch import fresh_kernel  # noqa: E402
+from crane_server.engine import check_cell
+from crane_server.kernels.launch import fresh_kernel
 
 SETUP = """
 import numpy as np
@@ -51,7 +51,7 @@ TORCH_CELLS = {"linear on tensor": "out = layer(images)"}
 
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
 async def measure(rows: int, repeat: int, with_torch: bool) -> None:
@@ -68,16 +68,21 @@ async def measure(rows: int, repeat: int, with_torch: bool) -> None:
                 result = await check_cell(session, cell)
                 totals.append(result.timings["total_ms"])
                 inside.append(result.timings.get("check_ms", 0.0))
-            print(f"{rows:>10,d} rows  {label:18s} round trip median {statistics.median(totals):6.1f} ms"
-                  f"  p95 {percentile(totals, 0.95):6.1f} ms   checker median {statistics.median(inside):6.1f} ms"
-                  f"  p95 {percentile(inside, 0.95):6.1f} ms", flush=True)
+            print(
+                f"{rows:>10,d} rows  {label:18s} round trip median {statistics.median(totals):6.1f} ms"
+                f"  p95 {percentile(totals, 0.95):6.1f} ms   checker median {statistics.median(inside):6.1f} ms"
+                f"  p95 {percentile(inside, 0.95):6.1f} ms",
+                flush=True,
+            )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=30)
     parser.add_argument("--sizes", default="1000,100000,1000000,10000000")
-    parser.add_argument("--torch", action="store_true", help="also time a Linear layer on a large tensor")
+    parser.add_argument(
+        "--torch", action="store_true", help="also time a Linear layer on a large tensor"
+    )
     args = parser.parse_args()
     for rows in [int(s) for s in args.sizes.split(",")]:
         asyncio.run(measure(rows, args.repeat, args.torch))

@@ -10,19 +10,27 @@ from pathlib import Path
 import msgspec
 
 from crane_server.engine import check_cell
-from crane_server.llm.command_support import add_llm_arguments, run_llm_check
 from crane_server.errors import CraneError, DocumentError
 from crane_server.kernels.session import KernelSession
+from crane_server.llm.command_support import add_llm_arguments, run_llm_check
 from crane_server.notebook_run import prepared_notebook, read_code_cells, resolve_cell
 from crane_server.protocol import CheckResult
 from crane_server.render import render_result
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("target", nargs="?", help="notebook (.ipynb), a file holding the cell, or - for stdin")
-    parser.add_argument("--cell", type=int, default=None,
-                        help="0-based index among code cells (default: the last code cell)")
-    parser.add_argument("--connection-file", help="check against this running kernel instead of a fresh one")
+    parser.add_argument(
+        "target", nargs="?", help="notebook (.ipynb), a file holding the cell, or - for stdin"
+    )
+    parser.add_argument(
+        "--cell",
+        type=int,
+        default=None,
+        help="0-based index among code cells (default: the last code cell)",
+    )
+    parser.add_argument(
+        "--connection-file", help="check against this running kernel instead of a fresh one"
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds per preceding cell")
     add_llm_arguments(parser)
@@ -53,21 +61,32 @@ async def _check(args: argparse.Namespace) -> tuple[CheckResult, str]:
     async with prepared_notebook(path, args.cell, timeout=args.timeout) as prepared:
         if prepared.failed is not None:
             failed = prepared.failed
-            detail = f"{failed.ename}: {failed.evalue}" if failed.status == "error" else "no answer in time"
+            detail = (
+                f"{failed.ename}: {failed.evalue}"
+                if failed.status == "error"
+                else "no answer in time"
+            )
             return CheckResult(
-                crash=False, cell=prepared.target_index,
-                error=(f"code cell {prepared.failed_index} failed while building the kernel state "
-                       f"({detail}); the target cell is not judged on a broken state"),
+                crash=False,
+                cell=prepared.target_index,
+                error=(
+                    f"code cell {prepared.failed_index} failed while building the kernel state "
+                    f"({detail}); the target cell is not judged on a broken state"
+                ),
                 timings=prepared.timings,
             ), prepared.target_source
-        result = await check_cell(prepared.session, prepared.target_source,
-                                  executed_cells=prepared.executed_sources,
-                                  notebook_cells=prepared.all_sources,
-                                  target_index=prepared.target_index)
+        result = await check_cell(
+            prepared.session,
+            prepared.target_source,
+            executed_cells=prepared.executed_sources,
+            notebook_cells=prepared.all_sources,
+            target_index=prepared.target_index,
+        )
         result.cell = prepared.target_index
         result.timings.update(prepared.timings)
-        result = await _maybe_llm(args, result, prepared.session, prepared.target_source,
-                                  prepared.executed_sources)
+        result = await _maybe_llm(
+            args, result, prepared.session, prepared.target_source, prepared.executed_sources
+        )
         return result, prepared.target_source
 
 
@@ -97,10 +116,17 @@ def _read_target(args: argparse.Namespace) -> tuple[str, int | None, list[str] |
         raise DocumentError(f"{path}: cannot read: {exc}") from exc
 
 
-async def _maybe_llm(args: argparse.Namespace, result: CheckResult, session: KernelSession,
-                     source: str, executed: list[str]) -> CheckResult:
+async def _maybe_llm(
+    args: argparse.Namespace,
+    result: CheckResult,
+    session: KernelSession,
+    source: str,
+    executed: list[str],
+) -> CheckResult:
     """The LLM tier when --llm or --show-prompt asks for it; its failures land in `error`."""
-    checked = await run_llm_check(session, source, executed_cells=executed, rule_result=result, args=args)
+    checked = await run_llm_check(
+        session, source, executed_cells=executed, rule_result=result, args=args
+    )
     merged = checked.result
     if checked.outcome is not None:
         merged.llm = checked.outcome

@@ -43,7 +43,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     # `crane-server`, `crane-server --stdio`, `--tcp`, `--ws` all mean: serve.
-    if not args_list or args_list[0].startswith("--") and args_list[0] not in ("--version", "-h", "--help"):
+    if not args_list or (
+        args_list[0].startswith("--") and args_list[0] not in ("--version", "-h", "--help")
+    ):
         args_list = ["serve", *args_list]
     parser = build_parser()
     args = parser.parse_args(args_list)

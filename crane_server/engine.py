@@ -67,7 +67,10 @@ async def check_cell(
 
 
 async def snapshot_for_cell(
-    session: KernelSession, source: str, *, categories: tuple[str, ...] = ("S", "V", "R"),
+    session: KernelSession,
+    source: str,
+    *,
+    categories: tuple[str, ...] = ("S", "V", "R"),
     timeout: float = 5.0,
 ) -> RuntimeSnapshot:
     """The runtime snapshot of the names the cell reads."""

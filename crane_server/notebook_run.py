@@ -50,7 +50,9 @@ def resolve_cell(sources: list[str], cell: int | None) -> int:
         return len(sources) - 1
     index = cell if cell >= 0 else len(sources) + cell
     if not 0 <= index < len(sources):
-        raise DocumentError(f"--cell {cell} is out of range: the notebook has {len(sources)} code cells (0-based)")
+        raise DocumentError(
+            f"--cell {cell} is out of range: the notebook has {len(sources)} code cells (0-based)"
+        )
     return index
 
 
@@ -79,8 +81,13 @@ async def prepared_notebook(
     index = resolve_cell(sources, cell)
     started = time.perf_counter()
     async with fresh_kernel(path.resolve().parent, startup_timeout=startup_timeout) as session:
-        prepared = PreparedCell(session=session, target_source=sources[index], target_index=index,
-                                executed_sources=[], all_sources=sources)
+        prepared = PreparedCell(
+            session=session,
+            target_source=sources[index],
+            target_index=index,
+            executed_sources=[],
+            all_sources=sources,
+        )
         prepared.timings["kernel_start_ms"] = (time.perf_counter() - started) * 1000.0
         for position, source in enumerate(sources[:index]):
             outcome = await session.execute(source, timeout=timeout)
@@ -88,5 +95,7 @@ async def prepared_notebook(
                 prepared.failed, prepared.failed_index = outcome, position
                 break
             prepared.executed_sources.append(source)
-        prepared.timings["run_cells_ms"] = (time.perf_counter() - started) * 1000.0 - prepared.timings["kernel_start_ms"]
+        prepared.timings["run_cells_ms"] = (
+            time.perf_counter() - started
+        ) * 1000.0 - prepared.timings["kernel_start_ms"]
         yield prepared

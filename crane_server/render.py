@@ -19,13 +19,19 @@ def render_result(result: CheckResult, target: str, source: str | None = None) -
 
 
 def _render_finding(finding: Finding, where: str, source: str | None) -> str:
-    lines = [f"{where}, line {finding.line}:{finding.column + 1}: {finding.severity}: "
-             f"{finding.exception}: {finding.message} [{finding.code}]"]
+    lines = [
+        f"{where}, line {finding.line}:{finding.column + 1}: {finding.severity}: "
+        f"{finding.exception}: {finding.message} [{finding.code}]"
+    ]
     if source is not None:
         text_lines = source.splitlines()
         if 0 < finding.line <= len(text_lines):
             text = text_lines[finding.line - 1]
-            end = finding.end_column if finding.end_line == finding.line and finding.end_column else len(text)
+            end = (
+                finding.end_column
+                if finding.end_line == finding.line and finding.end_column
+                else len(text)
+            )
             width = max(1, end - finding.column)
             lines.append(f"    {text}")
             lines.append("    " + " " * finding.column + "^" * width)

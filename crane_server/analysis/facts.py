@@ -50,7 +50,9 @@ class _Walker(ast.NodeVisitor):
     def visit_Name(self, node: ast.Name) -> None:
         if isinstance(node.ctx, ast.Load) and node.id not in self.bound:
             self.facts.reads_before_binding.append(
-                NameUse(node.id, node.lineno, node.col_offset, node.end_col_offset or node.col_offset)
+                NameUse(
+                    node.id, node.lineno, node.col_offset, node.end_col_offset or node.col_offset
+                )
             )
         elif isinstance(node.ctx, ast.Store):
             self.bound.add(node.id)
@@ -66,8 +68,15 @@ class _Walker(ast.NodeVisitor):
     def visit_AugAssign(self, node: ast.AugAssign) -> None:
         self.visit(node.value)
         if isinstance(node.target, ast.Name):
-            self.visit_Name(ast.Name(id=node.target.id, ctx=ast.Load(), lineno=node.lineno,
-                                     col_offset=node.col_offset, end_col_offset=node.target.end_col_offset))
+            self.visit_Name(
+                ast.Name(
+                    id=node.target.id,
+                    ctx=ast.Load(),
+                    lineno=node.lineno,
+                    col_offset=node.col_offset,
+                    end_col_offset=node.target.end_col_offset,
+                )
+            )
         self.visit(node.target)
 
     def visit_For(self, node: ast.For) -> None:
@@ -75,15 +84,19 @@ class _Walker(ast.NodeVisitor):
         self._bind_target(node.target)
         # A loop body may read names bound later in the body on the next iteration: only
         # names bound nowhere in the loop are judged.
-        loop_bound = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        loop_bound = {
+            n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+        }
         self.bound |= loop_bound
         for stmt in node.body + node.orelse:
             self.visit(stmt)
 
-    visit_AsyncFor = visit_For
+    visit_AsyncFor = visit_For  # type: ignore[assignment]
 
     def visit_While(self, node: ast.While) -> None:
-        loop_bound = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        loop_bound = {
+            n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+        }
         self.bound |= loop_bound
         self.visit(node.test)
         for stmt in node.body + node.orelse:
@@ -142,7 +155,11 @@ class _Walker(ast.NodeVisitor):
             value = getattr(node, child, None)
             if value is not None:
                 self.visit(value)
-        self.bound = saved | (self.bound & self.facts.binds - {n.id for g in generators for n in ast.walk(g.target) if isinstance(n, ast.Name)})
+        self.bound = saved | (
+            self.bound
+            & self.facts.binds
+            - {n.id for g in generators for n in ast.walk(g.target) if isinstance(n, ast.Name)}
+        )
 
     visit_ListComp = visit_SetComp = visit_GeneratorExp = visit_DictComp = _comprehension  # type: ignore[assignment]
 
@@ -166,9 +183,12 @@ class _Walker(ast.NodeVisitor):
 
     def visit_Subscript(self, node: ast.Subscript) -> None:
         self.generic_visit(node)
-        if isinstance(node.value, ast.Name) and isinstance(node.slice, ast.Constant) and isinstance(node.ctx, ast.Load):
-            if node.value.id not in self.bound:
-                self.facts.subscripts.append((node.value.id, node.slice.value, node))
+        if (
+            isinstance(node.value, ast.Name)
+            and isinstance(node.slice, ast.Constant)
+            and isinstance(node.ctx, ast.Load)
+        ) and node.value.id not in self.bound:
+            self.facts.subscripts.append((node.value.id, node.slice.value, node))
 
 
 def cell_facts(source: str) -> CellFacts:

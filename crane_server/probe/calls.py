@@ -43,20 +43,25 @@ def _default_values(user: UserFunction, node: Any) -> Tuple[List[Any], Dict[str,
         positional = [from_namespace(v) for v in (func.__defaults__ or ())]
         keyword = {k: from_namespace(v) for k, v in (func.__kwdefaults__ or {}).items()}
         return positional, keyword
-    positional = [Val(d.value) if isinstance(d, ast.Constant) else UNKNOWN for d in node.args.defaults]
+    positional = [
+        Val(d.value) if isinstance(d, ast.Constant) else UNKNOWN for d in node.args.defaults
+    ]
     keyword = {
         a.arg: (Val(d.value) if isinstance(d, ast.Constant) else UNKNOWN)
-        for a, d in zip(node.args.kwonlyargs, node.args.kw_defaults) if d is not None
+        for a, d in zip(node.args.kwonlyargs, node.args.kw_defaults)
+        if d is not None
     }
     return positional, keyword
 
 
-def bind_arguments(user: UserFunction, node: Any, args: List[Any], kwargs: Dict[str, Any]) -> Optional[Dict[str, Any]]:
+def bind_arguments(
+    user: UserFunction, node: Any, args: List[Any], kwargs: Dict[str, Any]
+) -> Optional[Dict[str, Any]]:
     """Parameter name -> value, or None when the binding is not certain."""
     spec = node.args
     params = [a.arg for a in spec.posonlyargs + spec.args]
     if user.bound_self is not None:
-        args = [user.bound_self] + list(args)
+        args = [user.bound_self, *list(args)]
     defaults, kw_defaults = _default_values(user, node)
     bound: Dict[str, Any] = {}
     if len(args) > len(params):
@@ -95,8 +100,14 @@ def bind_arguments(user: UserFunction, node: Any, args: List[Any], kwargs: Dict[
     return bound
 
 
-def walk_call(parent: Any, user: UserFunction, args: List[Any], kwargs: Dict[str, Any],
-              call_node: ast.AST, has_star: bool) -> Any:
+def walk_call(
+    parent: Any,
+    user: UserFunction,
+    args: List[Any],
+    kwargs: Dict[str, Any],
+    call_node: ast.AST,
+    has_star: bool,
+) -> Any:
     """The value a call to a user function returns, walking its body; UNKNOWN when unsure."""
     if has_star or parent.depth >= MAX_DEPTH or not parent.certain:
         return UNKNOWN
@@ -105,7 +116,8 @@ def walk_call(parent: Any, user: UserFunction, args: List[Any], kwargs: Dict[str
         return UNKNOWN
     node, in_cell = found
     if isinstance(node, ast.AsyncFunctionDef) or any(
-            isinstance(n, (ast.Yield, ast.YieldFrom)) for n in ast.walk(node)):
+        isinstance(n, (ast.Yield, ast.YieldFrom)) for n in ast.walk(node)
+    ):
         return UNKNOWN
     if id(node) in parent.active_functions:
         return UNKNOWN  # recursion

@@ -19,19 +19,29 @@ import types
 import warnings
 from typing import Any, Dict, Iterator, List, Optional, Set, Tuple
 
-from . import calls, purity, rules_numpy, rules_pandas, rules_plotting, rules_python, rules_sklearn
-from . import rules_boosting, rules_keras, rules_statsmodels, rules_torch
+from . import (
+    calls,
+    purity,
+    rules_boosting,
+    rules_keras,
+    rules_numpy,
+    rules_pandas,
+    rules_plotting,
+    rules_python,
+    rules_sklearn,
+    rules_statsmodels,
+    rules_torch,
+)
 from .outcomes import CallSite, Raise, Result, to_finding
 from .values import (
-    UNKNOWN,
     LIBRARY_ROOTS,
+    UNKNOWN,
     BoundMethod,
     LibraryRef,
     UserFunction,
     Val,
     as_dict,
     from_namespace,
-    is_library_callable,
     is_library_object,
     is_plain_data,
     length_of,
@@ -42,7 +52,15 @@ from .values import (
 
 # Library-specific rules first; the generic Python rules answer what none of them claimed.
 RULE_MODULES = (
-    rules_pandas, rules_sklearn, rules_torch, rules_keras, rules_boosting, rules_plotting, rules_statsmodels, rules_numpy, rules_python
+    rules_pandas,
+    rules_sklearn,
+    rules_torch,
+    rules_keras,
+    rules_boosting,
+    rules_plotting,
+    rules_statsmodels,
+    rules_numpy,
+    rules_python,
 )
 MAX_UNROLL = 64
 # Library methods that read their arguments without changing them (the receiver may change).
@@ -53,7 +71,9 @@ ARGUMENT_READING_METHODS = frozenset(
 TIME_BUDGET_S = 0.25
 MUTABLE_BUILTINS = (list, dict, set, bytearray)
 # Names IPython or the kernel injects that are not in builtins.
-INJECTED_NAMES = frozenset({"In", "Out", "get_ipython", "exit", "quit", "display", "_ih", "_oh", "_dh"})
+INJECTED_NAMES = frozenset(
+    {"In", "Out", "get_ipython", "exit", "quit", "display", "_ih", "_oh", "_dh"}
+)
 
 
 class StopWalk(Exception):
@@ -107,7 +127,9 @@ def may_jump(nodes: List[ast.stmt]) -> bool:
 class Checker:
     """One walk over one cell."""
 
-    def __init__(self, tree: ast.Module, lines: List[str], namespace: Dict[str, Any], line_offset: int = 0):
+    def __init__(
+        self, tree: ast.Module, lines: List[str], namespace: Dict[str, Any], line_offset: int = 0
+    ):
         self.tree = tree
         self.lines = lines
         self.namespace = namespace
@@ -143,7 +165,9 @@ class Checker:
         self.findings.append(to_finding(outcome, node, self.lines, self.line_offset))
         raise StopWalk()
 
-    def child(self, node: Any, bound: Dict[str, Any], call_node: ast.AST, in_cell: bool) -> "Checker":
+    def child(
+        self, node: Any, bound: Dict[str, Any], call_node: ast.AST, in_cell: bool
+    ) -> "Checker":
         """A checker for the body of a user function called at `call_node`."""
         body = ast.Module(body=list(node.body), type_ignores=[])
         kid = Checker(body, self.lines, self.namespace, self.line_offset)
@@ -156,7 +180,9 @@ class Checker:
         kid.names_unreliable = self.names_unreliable
         kid.certain = self.certain
         kid.active_functions = self.active_functions | {id(node)}
-        kid.report_at = self.report_at if self.report_at is not None else (None if in_cell else call_node)
+        kid.report_at = (
+            self.report_at if self.report_at is not None else (None if in_cell else call_node)
+        )
         kid.local_names = assigned_names(node.body) | set(bound)
         kid.env = dict(bound)
         kid.cell_bound = set()
@@ -184,8 +210,15 @@ class Checker:
         except (StopWalk, Flow):
             raise
         except Exception as exc:
-            self.rule_errors.append("%s.%s: %s: %s" % (
-                getattr(hook, "__module__", "?").rsplit(".", 1)[-1], hook.__name__, type(exc).__name__, exc))
+            self.rule_errors.append(
+                "%s.%s: %s: %s"
+                % (
+                    getattr(hook, "__module__", "?").rsplit(".", 1)[-1],
+                    hook.__name__,
+                    type(exc).__name__,
+                    exc,
+                )
+            )
             return None
 
     def outcome(self, answer: Any, node: ast.AST) -> Any:
@@ -273,8 +306,23 @@ class Checker:
     def _immutable(obj: Any) -> bool:
         import types
 
-        return isinstance(obj, (types.ModuleType, type, types.FunctionType, types.BuiltinFunctionType,
-                                int, float, str, bytes, bool, tuple, frozenset, type(None)))
+        return isinstance(
+            obj,
+            (
+                types.ModuleType,
+                type,
+                types.FunctionType,
+                types.BuiltinFunctionType,
+                int,
+                float,
+                str,
+                bytes,
+                bool,
+                tuple,
+                frozenset,
+                type(None),
+            ),
+        )
 
     # -------------------------------------------------------------- statements
 
@@ -343,7 +391,9 @@ class Checker:
                     if isinstance(target.value, ast.Name) and new is not None:
                         self.bind(target.value.id, new)
             else:
-                self.havoc_value(self.eval(target.value) if isinstance(target, ast.Attribute) else UNKNOWN)
+                self.havoc_value(
+                    self.eval(target.value) if isinstance(target, ast.Attribute) else UNKNOWN
+                )
 
     def stmt_Import(self, stmt: ast.Import) -> None:
         for alias in stmt.names:
@@ -355,7 +405,10 @@ class Checker:
             if module is not None:
                 self.bind(bound, Val(module, origin="import"))
             else:
-                self.bind(bound, Val(LibraryRef(qualname)) if rules_python.installed(qualname) else UNKNOWN)
+                self.bind(
+                    bound,
+                    Val(LibraryRef(qualname)) if rules_python.installed(qualname) else UNKNOWN,
+                )
 
     def stmt_ImportFrom(self, stmt: ast.ImportFrom) -> None:
         if stmt.level or not stmt.module:
@@ -509,10 +562,15 @@ class Checker:
                 self.certain = was_certain
                 return "break"
             raise
-        if not self.certain and was_certain:
-            # An uncertain continue only spoils this iteration; break/return/raise spoil the loop.
-            if not any(isinstance(n, (ast.Break, ast.Return, ast.Raise)) for s in body for n in ast.walk(s)):
-                self.certain = True
+        # An uncertain continue only spoils this iteration; break/return/raise spoil the loop.
+        if (
+            not self.certain
+            and was_certain
+            and not any(
+                isinstance(n, (ast.Break, ast.Return, ast.Raise)) for s in body for n in ast.walk(s)
+            )
+        ):
+            self.certain = True
         return None
 
     def uncertain_loop(self, body: List[ast.stmt], target: Optional[ast.expr] = None) -> None:
@@ -536,8 +594,13 @@ class Checker:
         if isinstance(target, ast.Name):
             self.bind(target.id, value)
         elif isinstance(target, (ast.Tuple, ast.List)):
-            parts = self.unpack(value, len(target.elts), target, value_node,
-                                any(isinstance(e, ast.Starred) for e in target.elts))
+            parts = self.unpack(
+                value,
+                len(target.elts),
+                target,
+                value_node,
+                any(isinstance(e, ast.Starred) for e in target.elts),
+            )
             for element, part in zip(target.elts, parts):
                 if isinstance(element, ast.Starred):
                     self.assign(element.value, UNKNOWN, value_node)
@@ -562,7 +625,9 @@ class Checker:
         elif isinstance(target, ast.Starred):
             self.assign(target.value, UNKNOWN, value_node)
 
-    def unpack(self, value: Any, count: int, target: ast.AST, node: ast.AST, starred: bool) -> List[Any]:
+    def unpack(
+        self, value: Any, count: int, target: ast.AST, node: ast.AST, starred: bool
+    ) -> List[Any]:
         answer = rules_python.unpack(value, count, starred, node)
         if isinstance(answer, Raise):
             self.report(answer, node)
@@ -663,7 +728,7 @@ class Checker:
         return UNKNOWN
 
     def expr_Slice(self, node: ast.Slice) -> Any:
-        parts = []
+        parts: List[Any] = []
         for part in (node.lower, node.upper, node.step):
             if part is None:
                 parts.append(None)
@@ -703,7 +768,12 @@ class Checker:
             return Val(not truth) if truth is not None else UNKNOWN
         if not (is_plain_data(operand.obj) or is_library_object(operand.obj)):
             return UNKNOWN
-        func = {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Invert: operator.invert}[type(node.op)]
+        unary: Dict[type, Any] = {
+            ast.USub: operator.neg,
+            ast.UAdd: operator.pos,
+            ast.Invert: operator.invert,
+        }
+        func = unary[type(node.op)]
         try:
             with quiet():
                 result = func(operand.obj)
@@ -785,7 +855,9 @@ class Checker:
         except StopWalk:
             raise
         finally:
-            comp_names = {n.id for g in node.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)}
+            comp_names = {
+                n.id for g in node.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)
+            }
             for name in comp_names:
                 if name in saved_env:
                     self.env[name] = saved_env[name]
@@ -868,7 +940,11 @@ class Checker:
         for keyword in node.keywords:
             value = self.eval(keyword.value)
             if keyword.arg is None:
-                if isinstance(value, Val) and type(value.obj) is dict and all(isinstance(k, str) for k in value.obj):
+                if (
+                    isinstance(value, Val)
+                    and type(value.obj) is dict
+                    and all(isinstance(k, str) for k in value.obj)
+                ):
                     for k, v in value.obj.items():
                         kwargs[k] = Val(v)
                 else:
@@ -892,14 +968,25 @@ class Checker:
                     answer = self.ask(module.on_attribute, node, base)
                     got = self.outcome(answer, node)
                     if got is not None:
-                        if isinstance(got, Val) and callable(got.obj) and not isinstance(receiver, type(sys)):
+                        if (
+                            isinstance(got, Val)
+                            and callable(got.obj)
+                            and not isinstance(receiver, type(sys))
+                        ):
                             return BoundMethod(base, node.attr, got.obj)
                         return got
                 return UNKNOWN
             method = _static_attribute(receiver, node.attr)
             if method is not None:
-                return Val(UserFunction(node.attr, _function_globals(method), _defines_globals(method),
-                                        func=method, bound_self=base))
+                return Val(
+                    UserFunction(
+                        node.attr,
+                        _function_globals(method),
+                        _defines_globals(method),
+                        func=method,
+                        bound_self=base,
+                    )
+                )
             for module in RULE_MODULES:  # e.g. a layer stored on a user nn.Module
                 got = self.outcome(self.ask(module.on_attribute, node, base), node)
                 if isinstance(got, Val):
@@ -935,12 +1022,20 @@ class Checker:
             self.havoc_all(site)
             return UNKNOWN
         target = func.obj
-        if not isinstance(target, UserFunction) and isinstance(target, types.FunctionType) and rules_python.is_user_callable(target):
-            target = UserFunction(target.__name__, _function_globals(target), _defines_globals(target), func=target)
+        if (
+            not isinstance(target, UserFunction)
+            and isinstance(target, types.FunctionType)
+            and rules_python.is_user_callable(target)
+        ):
+            target = UserFunction(
+                target.__name__, _function_globals(target), _defines_globals(target), func=target
+            )
         if not isinstance(target, UserFunction):
             forward = calls.module_forward(target)
             if forward is not None:
-                result = calls.walk_call(self, forward, site.args, site.kwargs, site.node, site.has_star)
+                result = calls.walk_call(
+                    self, forward, site.args, site.kwargs, site.node, site.has_star
+                )
                 self.havoc_all(site)
                 self.havoc_value(func)
                 return result
@@ -969,7 +1064,14 @@ class Checker:
             return UNKNOWN
         if not rules_python.reads_only(target):
             self.havoc_all(site)
-        if getattr(target, "__name__", "") in ("exec", "eval", "globals", "locals", "vars", "setattr"):
+        if getattr(target, "__name__", "") in (
+            "exec",
+            "eval",
+            "globals",
+            "locals",
+            "vars",
+            "setattr",
+        ):
             self.names_unreliable = True
         return UNKNOWN
 
@@ -1004,7 +1106,9 @@ class Checker:
             return UNKNOWN  # never iterate loaders, generators or user containers
         try:
             with quiet():
-                result = func(*[v.obj for v in site.args], **{k: v.obj for k, v in site.kwargs.items()})
+                result = func(
+                    *[v.obj for v in site.args], **{k: v.obj for k, v in site.kwargs.items()}
+                )
                 if purity.pure_builtin(func) in ("enumerate", "zip", "reversed"):
                     result = list(result)  # iterate our own copy, never a lazy object twice
         except Exception as exc:  # the real call would raise the same on exact inputs
@@ -1042,7 +1146,9 @@ class Checker:
             return None, False
         listed, complete = items
         origin = "standin" if value.origin == "standin" else ""
-        return [Val(i, fake=value.fake, origin=origin) if not isinstance(i, Val) else i for i in listed], complete
+        return [
+            Val(i, fake=value.fake, origin=origin) if not isinstance(i, Val) else i for i in listed
+        ], complete
 
 
 @contextlib.contextmanager
@@ -1093,7 +1199,9 @@ def _loaded_names(node: ast.AST) -> Set[str]:
 def _user_function_from_ast(node: Any) -> UserFunction:
     names = tuple(sorted(_loaded_names(node)))
     defines = any(isinstance(n, ast.Global) for n in ast.walk(node))
-    return UserFunction(node.name, names, defines, node=node if isinstance(node, ast.FunctionDef) else None)
+    return UserFunction(
+        node.name, names, defines, node=node if isinstance(node, ast.FunctionDef) else None
+    )
 
 
 def _static_attribute(obj: Any, name: str) -> Any:
@@ -1166,7 +1274,9 @@ def check_source(source: str, namespace: Optional[Dict[str, Any]] = None) -> Lis
     return run_checker(source, namespace)[0]
 
 
-def run_checker(source: str, namespace: Optional[Dict[str, Any]] = None) -> Tuple[List[Dict[str, Any]], List[str]]:
+def run_checker(
+    source: str, namespace: Optional[Dict[str, Any]] = None
+) -> Tuple[List[Dict[str, Any]], List[str]]:
     """Findings for one cell, and the errors of rules that failed (skipped)."""
     if namespace is None:
         namespace = _user_namespace()
@@ -1192,4 +1302,8 @@ def check_request(payload: Dict[str, Any]) -> Dict[str, Any]:
     source = payload.get("source", "")
     started = time.perf_counter()
     findings, errors = run_checker(source)
-    return {"findings": findings, "rule_errors": errors[:20], "check_ms": (time.perf_counter() - started) * 1000.0}
+    return {
+        "findings": findings,
+        "rule_errors": errors[:20],
+        "check_ms": (time.perf_counter() - started) * 1000.0,
+    }

@@ -93,10 +93,12 @@ def pure_function(func: Any) -> bool:
         return pd is not None and name in PANDAS_PURE_FUNCTIONS and getattr(pd, name, None) is func
     if root == "torch":
         torch = loaded("torch")
-        return torch is not None and name in TORCH_PURE_FUNCTIONS and getattr(torch, name, None) is func
-    if root == "math":
-        return True
-    return False
+        return (
+            torch is not None
+            and name in TORCH_PURE_FUNCTIONS
+            and getattr(torch, name, None) is func
+        )
+    return root == "math"
 
 
 BUILTIN_PURE = frozenset(

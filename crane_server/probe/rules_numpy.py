@@ -7,7 +7,7 @@ matmul, concatenate and index errors come out exactly as numpy raises them.
 from __future__ import annotations
 
 import ast
-from typing import Any, Optional, Tuple
+from typing import Any, List, Optional, Tuple
 
 from .outcomes import CallSite, Raise, Result
 from .values import UNKNOWN, BoundMethod, Val, is_ndarray, loaded, true_shape
@@ -32,16 +32,27 @@ def on_subscript(chk: Any, node: ast.Subscript, base: Val, key: Any) -> Any:
     return None
 
 
-def _index_check(shape: Tuple[int, ...], index: Tuple[int, ...], node: ast.AST, base: Val, key: Val) -> Any:
+def _index_check(
+    shape: Tuple[int, ...], index: Tuple[int, ...], node: ast.AST, base: Val, key: Val
+) -> Any:
     if len(index) > len(shape):
-        return Raise("numpy-too-many-indices", "IndexError",
-                     "too many indices for array: array is %d-dimensional, but %d were indexed" % (len(shape), len(index)),
-                     facts=["the array has shape %s" % (shape,)], node=node)
+        return Raise(
+            "numpy-too-many-indices",
+            "IndexError",
+            "too many indices for array: array is %d-dimensional, but %d were indexed"
+            % (len(shape), len(index)),
+            facts=["the array has shape %s" % (shape,)],
+            node=node,
+        )
     for axis, (position, size) in enumerate(zip(index, shape)):
         if not -size <= position < size:
-            return Raise("numpy-index-out-of-bounds", "IndexError",
-                         "index %d is out of bounds for axis %d with size %d" % (position, axis, size),
-                         facts=["the array has shape %s" % (shape,)], node=node)
+            return Raise(
+                "numpy-index-out-of-bounds",
+                "IndexError",
+                "index %d is out of bounds for axis %d with size %d" % (position, axis, size),
+                facts=["the array has shape %s" % (shape,)],
+                node=node,
+            )
     if base.sampled:
         return Result(UNKNOWN)
     try:
@@ -63,27 +74,53 @@ def on_call(chk: Any, site: CallSite) -> Any:
     if np is None:
         return None
     func = site.func
-    if isinstance(func, Val) and getattr(func.obj, "__name__", "") == "savetxt" and func.obj is getattr(np, "savetxt", None):
+    if (
+        isinstance(func, Val)
+        and getattr(func.obj, "__name__", "") == "savetxt"
+        and func.obj is getattr(np, "savetxt", None)
+    ):
         return _savetxt(site)
     receiver: Optional[Val] = None
     if isinstance(func, BoundMethod) and is_ndarray(func.receiver.obj):
         receiver = func.receiver
         if func.name == "reshape":
-            return _reshape(site, receiver, list(site.args) + ([site.kwargs["shape"]] if "shape" in site.kwargs else []))
-    if isinstance(func, Val) and getattr(func.obj, "__name__", "") == "reshape" and func.obj is getattr(np, "reshape", None):
-        if site.args and isinstance(site.args[0], Val) and is_ndarray(site.args[0].obj) and site.args[0].sampled:
-            return _reshape(site, site.args[0], list(site.args[1:]) + ([site.kwargs["newshape"]] if "newshape" in site.kwargs else []))
+            return _reshape(
+                site,
+                receiver,
+                list(site.args) + ([site.kwargs["shape"]] if "shape" in site.kwargs else []),
+            )
+    if (
+        isinstance(func, Val)
+        and getattr(func.obj, "__name__", "") == "reshape"
+        and func.obj is getattr(np, "reshape", None)
+    ) and (
+        site.args
+        and isinstance(site.args[0], Val)
+        and is_ndarray(site.args[0].obj)
+        and site.args[0].sampled
+    ):
+        return _reshape(
+            site,
+            site.args[0],
+            list(site.args[1:]) + ([site.kwargs["newshape"]] if "newshape" in site.kwargs else []),
+        )
     # On sampled arrays, an axis error is the same as on the full array.
-    sampled_inputs = [v for v in list(site.args) + list(site.kwargs.values()) if isinstance(v, Val) and v.sampled]
+    sampled_inputs = [
+        v for v in list(site.args) + list(site.kwargs.values()) if isinstance(v, Val) and v.sampled
+    ]
     if receiver is not None and receiver.sampled:
         sampled_inputs.append(receiver)
     axis = site.kwargs.get("axis")
     if sampled_inputs and isinstance(axis, Val) and type(axis.obj) is int:
         array = sampled_inputs[0].obj
         if is_ndarray(array) and not -array.ndim <= axis.obj < array.ndim:
-            return Raise("numpy-axis-error", "AxisError",
-                         "axis %d is out of bounds for array of dimension %d" % (axis.obj, array.ndim),
-                         facts=["the array has shape %s" % (true_shape(sampled_inputs[0]),)], node=site.node)
+            return Raise(
+                "numpy-axis-error",
+                "AxisError",
+                "axis %d is out of bounds for array of dimension %d" % (axis.obj, array.ndim),
+                facts=["the array has shape %s" % (true_shape(sampled_inputs[0]),)],
+                node=site.node,
+            )
     return None
 
 
@@ -95,14 +132,18 @@ def _savetxt(site: CallSite) -> Any:
     if shape is None:
         return Result(UNKNOWN)
     if len(shape) == 0 or len(shape) > 2:
-        return Raise("numpy-savetxt-dimensions", "ValueError",
-                     "Expected 1D or 2D array, got %dD array instead" % len(shape),
-                     facts=["the array has shape %s" % (shape,)],
-                     fix="reshape to 2-D first (e.g. x.reshape(x.shape[0], -1)) or use np.save", node=site.node)
+        return Raise(
+            "numpy-savetxt-dimensions",
+            "ValueError",
+            "Expected 1D or 2D array, got %dD array instead" % len(shape),
+            facts=["the array has shape %s" % (shape,)],
+            fix="reshape to 2-D first (e.g. x.reshape(x.shape[0], -1)) or use np.save",
+            node=site.node,
+        )
     return Result(UNKNOWN)
 
 
-def _reshape(site: CallSite, array: Val, shape_args: list) -> Any:
+def _reshape(site: CallSite, array: Val, shape_args: List[Any]) -> Any:
     if not array.sampled:
         return None
     shape = true_shape(array)
@@ -121,9 +162,17 @@ def _reshape(site: CallSite, array: Val, shape_args: list) -> Any:
         if d != -1:
             known *= d
     unknown_dims = list(wanted).count(-1)
-    fits = (size == known) if unknown_dims == 0 else (unknown_dims == 1 and known and size % known == 0)
+    fits = (
+        (size == known)
+        if unknown_dims == 0
+        else (unknown_dims == 1 and known and size % known == 0)
+    )
     if not fits:
-        return Raise("numpy-reshape-size", "ValueError",
-                     "cannot reshape array of size %d into shape %s" % (size, tuple(wanted)),
-                     facts=["the array has shape %s" % (shape,)], node=site.node)
+        return Raise(
+            "numpy-reshape-size",
+            "ValueError",
+            "cannot reshape array of size %d into shape %s" % (size, tuple(wanted)),
+            facts=["the array has shape %s" % (shape,)],
+            node=site.node,
+        )
     return Result(UNKNOWN)

@@ -39,11 +39,16 @@ def _is_frame_like(obj: Any) -> bool:
     return is_dataframe(obj) or is_series(obj)
 
 
-def missing_column_raise(frame: Any, key: Any, exc: BaseException, node: ast.AST,
-                         key_node: Optional[ast.AST]) -> Raise:
+def missing_column_raise(
+    frame: Any, key: Any, exc: BaseException, node: ast.AST, key_node: Optional[ast.AST]
+) -> Raise:
     columns = list(frame.columns)
-    missing = key if not isinstance(key, (list, tuple)) else [k for k in key if k not in frame.columns]
-    probe_key = missing if not isinstance(missing, list) else (missing[0] if len(missing) == 1 else None)
+    missing = (
+        key if not isinstance(key, (list, tuple)) else [k for k in key if k not in frame.columns]
+    )
+    probe_key = (
+        missing if not isinstance(missing, list) else (missing[0] if len(missing) == 1 else None)
+    )
     closest = closest_name(probe_key, columns) if probe_key is not None else None
     replace_node = None
     if closest is not None and key_node is not None:
@@ -53,15 +58,26 @@ def missing_column_raise(frame: Any, key: Any, exc: BaseException, node: ast.AST
     if closest is not None:
         facts.append("closest existing column: %r" % closest)
     return Raise(
-        "pandas-missing-column", "KeyError", message, facts=facts,
-        fix=("use %r" % closest) if closest is not None else "check the column name; it may have been dropped or renamed by a cell that already ran",
-        closest=closest, node=node, replace_node=replace_node,
+        "pandas-missing-column",
+        "KeyError",
+        message,
+        facts=facts,
+        fix=("use %r" % closest)
+        if closest is not None
+        else "check the column name; it may have been dropped or renamed by a cell that already ran",
+        closest=closest,
+        node=node,
+        replace_node=replace_node,
         replace_text=repr(closest) if replace_node is not None else None,
     )
 
 
 def _key_error_text(exc: BaseException) -> str:
-    if exc.args and isinstance(exc.args[0], str) and not exc.args[0].startswith(("'", '"', "[", "None")):
+    if (
+        exc.args
+        and isinstance(exc.args[0], str)
+        and not exc.args[0].startswith(("'", '"', "[", "None"))
+    ):
         return repr(exc.args[0])
     return str(exc)
 
@@ -92,11 +108,18 @@ def on_attribute(chk: Any, node: ast.Attribute, base: Val) -> Any:
         closest = closest_name(name, list(obj.columns)) if fix is None else None
         facts = []
         if fix is None:
-            facts.append("'%s' is neither a DataFrame attribute nor a column; columns: %s" % (name, preview(list(obj.columns))))
+            facts.append(
+                "'%s' is neither a DataFrame attribute nor a column; columns: %s"
+                % (name, preview(list(obj.columns)))
+            )
         return Raise(
-            "pandas-missing-attribute" if fix is None else "pandas-removed-api", "AttributeError",
-            "'%s' object has no attribute '%s'" % (kind, name), facts=facts,
-            fix=fix or (("use df[%r]" % closest) if closest else None), closest=closest, node=node,
+            "pandas-missing-attribute" if fix is None else "pandas-removed-api",
+            "AttributeError",
+            "'%s' object has no attribute '%s'" % (kind, name),
+            facts=facts,
+            fix=fix or (("use df[%r]" % closest) if closest else None),
+            closest=closest,
+            node=node,
         )
     return None
 
@@ -112,10 +135,19 @@ def _indexer(chk: Any, node: ast.Subscript, base: Val, key: Any) -> Any:
     frame = getattr(indexer, "obj", None)
     name = type(indexer).__name__
     if base.sampled or key.sampled or base.fake:
-        if name == "_LocIndexer" and is_dataframe(frame) and type(key.obj) is tuple and len(key.obj) == 2:
+        if (
+            name == "_LocIndexer"
+            and is_dataframe(frame)
+            and type(key.obj) is tuple
+            and len(key.obj) == 2
+        ):
             columns = key.obj[1]
             labels = columns if type(columns) is list else [columns]
-            if all(_hashable(c) for c in labels) and not isinstance(columns, slice):
+            if (
+                frame is not None
+                and all(_hashable(c) for c in labels)
+                and not isinstance(columns, slice)
+            ):
                 missing = [c for c in labels if c not in frame.columns]
                 if missing and type(columns) is not list:
                     return missing_column_raise(frame, columns, KeyError(columns), node, node.slice)
@@ -126,13 +158,28 @@ def _indexer(chk: Any, node: ast.Subscript, base: Val, key: Any) -> Any:
         with quiet():
             result = indexer[key.obj]
     except KeyError as exc:
-        if is_dataframe(frame) and name == "_LocIndexer" and type(key.obj) is tuple and len(key.obj) == 2:
+        if (
+            is_dataframe(frame)
+            and name == "_LocIndexer"
+            and type(key.obj) is tuple
+            and len(key.obj) == 2
+        ):
             return missing_column_raise(frame, key.obj[1], exc, node, node.slice)
-        return Raise("pandas-missing-label", "KeyError", _key_error_text(exc),
-                     facts=["index: %s" % _index_text(frame)], node=node)
+        return Raise(
+            "pandas-missing-label",
+            "KeyError",
+            _key_error_text(exc),
+            facts=["index: %s" % _index_text(frame)],
+            node=node,
+        )
     except IndexError as exc:
-        return Raise("pandas-index-out-of-bounds", "IndexError", str(exc).split("\n")[0],
-                     facts=["shape: %s" % (getattr(frame, "shape", "?"),)], node=node)
+        return Raise(
+            "pandas-index-out-of-bounds",
+            "IndexError",
+            str(exc).split("\n")[0],
+            facts=["shape: %s" % (getattr(frame, "shape", "?"),)],
+            node=node,
+        )
     except Exception:
         return Result(UNKNOWN)
     return Result(Val(result))
@@ -153,7 +200,9 @@ def on_subscript(chk: Any, node: ast.Subscript, base: Val, key: Any) -> Any:
     if not is_dataframe(obj) or not isinstance(key, Val):
         return None
     label = key.obj
-    if isinstance(label, (str, int, float, tuple)) or (type(label) is list and is_plain_data(label)):
+    if isinstance(label, (str, int, float, tuple)) or (
+        type(label) is list and is_plain_data(label)
+    ):
         labels = label if type(label) is list else [label]
         if all(_hashable(item) and item not in obj.columns for item in labels) or (
             type(label) is list and any(item not in obj.columns for item in labels)
@@ -173,7 +222,9 @@ def on_subscript(chk: Any, node: ast.Subscript, base: Val, key: Any) -> Any:
             return Result(UNKNOWN)
         return Result(Val(result, sampled=base.sampled, rows=base.rows, fake=base.fake))
     pd = loaded("pandas")
-    if pd is not None and is_series(label) or (loaded("numpy") is not None and type(label).__name__ == "ndarray"):
+    if (pd is not None and is_series(label)) or (
+        loaded("numpy") is not None and type(label).__name__ == "ndarray"
+    ):
         if base.sampled or key.sampled:
             return Result(UNKNOWN)
         try:
@@ -230,11 +281,16 @@ def _read_rule(site: CallSite) -> Any:
     import os
 
     path = site.arg(0, "filepath_or_buffer")
-    if isinstance(path, Val) and isinstance(path.obj, str) and "://" not in path.obj:
-        if not os.path.exists(path.obj) and not any(ch in path.obj for ch in "*?"):
-            from .rules_python import missing_file
+    if (
+        isinstance(path, Val)
+        and isinstance(path.obj, str)
+        and "://" not in path.obj
+        and not os.path.exists(path.obj)
+        and not any(ch in path.obj for ch in "*?")
+    ):
+        from .rules_python import missing_file
 
-            return missing_file(path.obj, site)
+        return missing_file(path.obj, site)
     return Result(UNKNOWN)
 
 
@@ -242,9 +298,23 @@ def _frame_method(chk: Any, site: CallSite, func: BoundMethod) -> Any:
     receiver = func.receiver
     obj = receiver.obj
     name = func.name
-    if site.has_star or not all(isinstance(v, Val) for v in list(site.args) + list(site.kwargs.values())):
-        if name in ("drop", "pop", "insert", "update", "fillna", "dropna", "rename", "reset_index",
-                    "set_index", "sort_values", "replace", "drop_duplicates"):
+    if site.has_star or not all(
+        isinstance(v, Val) for v in list(site.args) + list(site.kwargs.values())
+    ):
+        if name in (
+            "drop",
+            "pop",
+            "insert",
+            "update",
+            "fillna",
+            "dropna",
+            "rename",
+            "reset_index",
+            "set_index",
+            "sort_values",
+            "replace",
+            "drop_duplicates",
+        ):
             _forget_receiver(chk, site)
         return None
     inplace = isinstance(site.kwargs.get("inplace"), Val) and site.kwargs["inplace"].obj is True
@@ -278,14 +348,17 @@ def _frame_method(chk: Any, site: CallSite, func: BoundMethod) -> Any:
     except KeyError as exc:
         if receiver.fake and not is_dataframe(obj):
             return Result(UNKNOWN)
-        trusted = not receiver.sampled or name in COLUMN_METHODS and _drop_columns_ok(name, site)
+        trusted = not receiver.sampled or (name in COLUMN_METHODS and _drop_columns_ok(name, site))
         if not trusted:
             return Result(UNKNOWN)
         key_node = _label_node(site)
         if is_dataframe(obj):
             labels = _labels_from(site, name)
-            return missing_column_raise(obj, labels, exc, site.node, key_node) if labels is not None else Raise(
-                "pandas-missing-label", "KeyError", _key_error_text(exc), node=site.node)
+            return (
+                missing_column_raise(obj, labels, exc, site.node, key_node)
+                if labels is not None
+                else Raise("pandas-missing-label", "KeyError", _key_error_text(exc), node=site.node)
+            )
         return Raise("pandas-missing-label", "KeyError", _key_error_text(exc), node=site.node)
     except Exception as exc:
         if receiver.sampled or receiver.fake:
@@ -293,8 +366,12 @@ def _frame_method(chk: Any, site: CallSite, func: BoundMethod) -> Any:
         from .rules_python import raised
 
         return raised(exc, site)
-    new_value = Val(result, sampled=receiver.sampled,
-                    rows=receiver.rows if name in ROW_PRESERVING else None, fake=receiver.fake)
+    new_value = Val(
+        result,
+        sampled=receiver.sampled,
+        rows=receiver.rows if name in ROW_PRESERVING else None,
+        fake=receiver.fake,
+    )
     if inplace:
         target = site.node.func.value if isinstance(site.node.func, ast.Attribute) else None
         if isinstance(target, ast.Name):
@@ -315,8 +392,16 @@ def _labels_from(site: CallSite, name: str) -> Any:
     if name == "drop":
         value = _drop_columns(site)
     else:
-        value = site.arg(0, {"groupby": "by", "sort_values": "by", "set_index": "keys",
-                             "dropna": "subset", "drop_duplicates": "subset"}.get(name, "columns"))
+        value = site.arg(
+            0,
+            {
+                "groupby": "by",
+                "sort_values": "by",
+                "set_index": "keys",
+                "dropna": "subset",
+                "drop_duplicates": "subset",
+            }.get(name, "columns"),
+        )
         if name == "dropna":
             value = site.kwargs.get("subset")
     return value.obj if isinstance(value, Val) else None
@@ -349,7 +434,10 @@ def _conversion(chk: Any, site: CallSite, func: Any, inputs: List[Val]) -> Any:
         return None
     args = [v.obj for v in site.args]
     kwargs = {k: v.obj for k, v in site.kwargs.items()}
-    if any(not (is_plain_data(v) or is_library_object(v) or isinstance(v, type)) for v in args + list(kwargs.values())):
+    if any(
+        not (is_plain_data(v) or is_library_object(v) or isinstance(v, type))
+        for v in args + list(kwargs.values())
+    ):
         return None
     try:
         from .checker import quiet
@@ -360,9 +448,13 @@ def _conversion(chk: Any, site: CallSite, func: Any, inputs: List[Val]) -> Any:
         sample = inputs[0].obj if inputs else (site.args[0].obj if site.args else None)
         facts = _conversion_facts(sample)
         return Raise(
-            "pandas-invalid-cast", type(exc).__name__, str(exc).split("\n")[0], facts=facts,
+            "pandas-invalid-cast",
+            type(exc).__name__,
+            str(exc).split("\n")[0],
+            facts=facts,
             fix="clean the values first (e.g. .str.replace('[$,]', '', regex=True)), or pass errors='coerce'"
-            if "to_" in getattr(func, "__name__", "") else "clean or fill the values that cannot be converted first (e.g. fillna, str.replace)",
+            if "to_" in getattr(func, "__name__", "")
+            else "clean or fill the values that cannot be converted first (e.g. fillna, str.replace)",
             node=site.node,
         )
     except Exception:
@@ -379,8 +471,10 @@ def _conversion_facts(sample: Any) -> List[str]:
         examples = [repr(v) for v in sample.dropna().unique()[:5]]
     except Exception:
         return []
-    return ["dtype %s; example values: %s" % (sample.dtype, ", ".join(examples)),
-            "NaN values in sample: %d" % int(sample.isna().sum())]
+    return [
+        "dtype %s; example values: %s" % (sample.dtype, ", ".join(examples)),
+        "NaN values in sample: %d" % int(sample.isna().sum()),
+    ]
 
 
 def set_item(chk: Any, target: ast.Subscript, base: Any, key: Any, value: Any) -> Any:
@@ -392,8 +486,11 @@ def set_item(chk: Any, target: ast.Subscript, base: Any, key: Any, value: Any) -
         return None
     frame = base.obj.copy(deep=True)
     fake = base.fake
-    if isinstance(value, Val) and (is_plain_data(value.obj) or is_library_object(value.obj)) and not (
-            value.sampled != base.sampled and not _is_scalar(value.obj)):
+    if (
+        isinstance(value, Val)
+        and (is_plain_data(value.obj) or is_library_object(value.obj))
+        and not (value.sampled != base.sampled and not _is_scalar(value.obj))
+    ):
         try:
             from .checker import quiet
 
@@ -410,7 +507,11 @@ def set_item(chk: Any, target: ast.Subscript, base: Any, key: Any, value: Any) -
 
 
 def _is_scalar(obj: Any) -> bool:
-    return type(obj) in (int, float, str, bool) or type(obj).__module__ == "numpy" and not hasattr(obj, "shape") or getattr(obj, "shape", None) == ()
+    return (
+        type(obj) in (int, float, str, bool)
+        or (type(obj).__module__ == "numpy" and not hasattr(obj, "shape"))
+        or getattr(obj, "shape", None) == ()
+    )
 
 
 def delete_item(chk: Any, target: ast.Subscript, base: Any, key: Any) -> Any:
@@ -427,7 +528,9 @@ def delete_item(chk: Any, target: ast.Subscript, base: Any, key: Any) -> Any:
         except KeyError as exc:
             return missing_column_raise(frame, label, exc, target, target.slice)
         return None
-    return Result(Val(frame.drop(columns=[label]), sampled=base.sampled, rows=base.rows, fake=base.fake))
+    return Result(
+        Val(frame.drop(columns=[label]), sampled=base.sampled, rows=base.rows, fake=base.fake)
+    )
 
 
 def rows_after(func: Any, inputs: List[Val], site: CallSite) -> Optional[int]:

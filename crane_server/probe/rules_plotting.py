@@ -7,7 +7,7 @@ model what they would create or check what they would reject.
 from __future__ import annotations
 
 import ast
-from typing import Any, Optional, Tuple
+from typing import Any, List, Optional, Tuple
 
 from .outcomes import CallSite, Raise, Result
 from .values import (
@@ -85,16 +85,19 @@ def _subplots(site: CallSite) -> Any:
 def _subplot(site: CallSite) -> Any:
     if len(site.args) != 3 or site.kwargs.get("projection") is not None:
         return Result(UNKNOWN)
-    values = [v.obj if isinstance(v, Val) else None for v in site.args]
-    if not all(type(v) is int for v in values):
+    values: List[int] = [v.obj for v in site.args if isinstance(v, Val) and type(v.obj) is int]
+    if len(values) != 3:
         return Result(UNKNOWN)
     nrows, ncols, index = values
     if nrows > 0 and ncols > 0 and not 1 <= index <= nrows * ncols:
         return Raise(
-            "matplotlib-subplot-index", "ValueError",
+            "matplotlib-subplot-index",
+            "ValueError",
             "num must be an integer with 1 <= num <= %d, not %d" % (nrows * ncols, index),
             facts=["a %dx%d grid has %d positions" % (nrows, ncols, nrows * ncols)],
-            fix="make the grid larger or loop over fewer items", node=site.node)
+            fix="make the grid larger or loop over fewer items",
+            node=site.node,
+        )
     return Result(UNKNOWN)
 
 
@@ -125,9 +128,15 @@ def _imshow(site: CallSite) -> Any:
         elif len(shape) == 4 and shape[0] == 1:
             fix = "drop the batch axis first: imshow(x[0])"
         return Raise(
-            "matplotlib-image-shape", "TypeError", "Invalid shape %s for image data" % (shape,),
-            facts=["imshow needs (M, N), (M, N, 3) or (M, N, 4); the value has shape %s" % (shape,)],
-            fix=fix, node=site.node)
+            "matplotlib-image-shape",
+            "TypeError",
+            "Invalid shape %s for image data" % (shape,),
+            facts=[
+                "imshow needs (M, N), (M, N, 3) or (M, N, 4); the value has shape %s" % (shape,)
+            ],
+            fix=fix,
+            node=site.node,
+        )
     if len(shape) == 3 and shape[-1] == 1:
         return Result(UNKNOWN)
     return Result(UNKNOWN)

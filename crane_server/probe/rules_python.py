@@ -7,7 +7,7 @@ import inspect
 import re
 import sys
 import types
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, FrozenSet, List, Optional, Tuple
 
 from .outcomes import CallSite, Raise, Result
 from .values import (
@@ -31,12 +31,29 @@ from .values import (
 
 # Library functions that read their arguments and never mutate them (plots, printing).
 READ_ONLY_ROOTS = frozenset({"matplotlib", "seaborn"})
-READ_ONLY_BUILTINS = frozenset({"print", "display", "repr", "str", "format", "isinstance", "len",
-                                "type", "id", "hash", "callable", "hasattr"})
+READ_ONLY_BUILTINS = frozenset(
+    {
+        "print",
+        "display",
+        "repr",
+        "str",
+        "format",
+        "isinstance",
+        "len",
+        "type",
+        "id",
+        "hash",
+        "callable",
+        "hasattr",
+    }
+)
 
 # Well-known APIs removed from libraries, with what replaces them.
 REMOVED_API_FIXES: Dict[Tuple[str, str], str] = {
-    ("DataFrame", "append"): "DataFrame.append was removed in pandas 2.0: use pd.concat([df, other])",
+    (
+        "DataFrame",
+        "append",
+    ): "DataFrame.append was removed in pandas 2.0: use pd.concat([df, other])",
     ("Series", "append"): "Series.append was removed in pandas 2.0: use pd.concat([s, other])",
     ("DataFrame", "iteritems"): "use DataFrame.items()",
     ("Series", "iteritems"): "use Series.items()",
@@ -128,7 +145,9 @@ def import_module(name: str, node: ast.AST) -> Optional[Raise]:
             "python-module-not-found",
             "ModuleNotFoundError",
             "No module named '%s'" % missing,
-            facts=["'%s' is not installed in the kernel's environment (%s)" % (missing, sys.executable)],
+            facts=[
+                "'%s' is not installed in the kernel's environment (%s)" % (missing, sys.executable)
+            ],
             fix="%pip install " + missing.replace("_", "-"),
             node=node,
         )
@@ -171,21 +190,32 @@ def unpack(value: Any, count: int, starred: bool, node: ast.AST) -> Any:
         items = list(obj[: count + 1])
         length = int(obj.shape[0])
     else:
-        items = list(obj)[: count + 1] if type(obj) is not dict else list(obj)[: count + 1]
+        items = list(obj)[: count + 1]
         length = len(obj)
     if starred:
         if length < count - 1:
-            return Raise("python-unpack", "ValueError",
-                         "not enough values to unpack (expected at least %d, got %d)" % (count - 1, length),
-                         node=node)
+            return Raise(
+                "python-unpack",
+                "ValueError",
+                "not enough values to unpack (expected at least %d, got %d)" % (count - 1, length),
+                node=node,
+            )
         return None
     if length > count:
-        return Raise("python-unpack", "ValueError",
-                     "too many values to unpack (expected %d)" % count,
-                     facts=["the value has %d items" % length], node=node)
+        return Raise(
+            "python-unpack",
+            "ValueError",
+            "too many values to unpack (expected %d)" % count,
+            facts=["the value has %d items" % length],
+            node=node,
+        )
     if length < count:
-        return Raise("python-unpack", "ValueError",
-                     "not enough values to unpack (expected %d, got %d)" % (count, length), node=node)
+        return Raise(
+            "python-unpack",
+            "ValueError",
+            "not enough values to unpack (expected %d, got %d)" % (count, length),
+            node=node,
+        )
     origin = "standin" if value.origin == "standin" else ""
     return Result([Val(i, fake=value.fake, origin=origin) for i in items])
 
@@ -193,10 +223,18 @@ def unpack(value: Any, count: int, starred: bool, node: ast.AST) -> Any:
 def compare(left: Val, op: ast.cmpop, right: Val) -> Any:
     import operator
 
-    ops = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
-           ast.Gt: operator.gt, ast.GtE: operator.ge, ast.In: lambda a, b: operator.contains(b, a),
-           ast.NotIn: lambda a, b: not operator.contains(b, a), ast.Is: operator.is_,
-           ast.IsNot: operator.is_not}
+    ops = {
+        ast.Eq: operator.eq,
+        ast.NotEq: operator.ne,
+        ast.Lt: operator.lt,
+        ast.LtE: operator.le,
+        ast.Gt: operator.gt,
+        ast.GtE: operator.ge,
+        ast.In: lambda a, b: operator.contains(b, a),
+        ast.NotIn: lambda a, b: not operator.contains(b, a),
+        ast.Is: operator.is_,
+        ast.IsNot: operator.is_not,
+    }
     func = ops.get(type(op))
     if func is None:
         return UNKNOWN
@@ -215,7 +253,9 @@ def compare(left: Val, op: ast.cmpop, right: Val) -> Any:
     return Val(result, fake=left.fake or right.fake)
 
 
-_KEYS, _VALUES, _ITEMS = type({}.keys()), type({}.values()), type({}.items())
+_KEYS: type = type({}.keys())
+_VALUES: type = type({}.values())
+_ITEMS: type = type({}.items())
 
 
 def iteration_items(value: Val, cap: int) -> Optional[Tuple[List[Any], bool]]:
@@ -271,10 +311,20 @@ def non_suppressing_context(manager: Any) -> bool:
         return False
     root = type_root(type(manager.obj))
     name = type(manager.obj).__name__
-    if root == "torch" and name in ("no_grad", "enable_grad", "inference_mode", "set_grad_enabled", "autocast"):
+    if root == "torch" and name in (
+        "no_grad",
+        "enable_grad",
+        "inference_mode",
+        "set_grad_enabled",
+        "autocast",
+    ):
         return True
     if root in ("matplotlib", "numpy", "pandas", "warnings") and name in (
-        "_GeneratorContextManager", "errstate", "option_context", "catch_warnings"):
+        "_GeneratorContextManager",
+        "errstate",
+        "option_context",
+        "catch_warnings",
+    ):
         return True
     return root == "_io"
 
@@ -292,7 +342,7 @@ def type_root_name(module: str) -> str:
     return module.split(".", 1)[0]
 
 
-def _library_roots() -> frozenset:
+def _library_roots() -> FrozenSet[str]:
     from .values import LIBRARY_ROOTS
 
     return LIBRARY_ROOTS
@@ -320,7 +370,11 @@ def raised(exc: BaseException, site: CallSite) -> Raise:
         root = type_root(type(func.receiver.obj)) or root
     message = str(exc)
     if isinstance(exc, KeyError) and exc.args:
-        message = repr(exc.args[0]) if not isinstance(exc.args[0], str) or not message.startswith(("'", '"')) else message
+        message = (
+            repr(exc.args[0])
+            if not isinstance(exc.args[0], str) or not message.startswith(("'", '"'))
+            else message
+        )
     return Raise(
         _exception_code(root, exc),
         type(exc).__name__,
@@ -339,9 +393,14 @@ def on_attribute(chk: Any, node: ast.Attribute, base: Val) -> Any:
     if isinstance(obj, types.ModuleType):
         return _module_attribute(obj, name, node)
     if obj is None:
-        return Raise("python-none-attribute", "AttributeError",
-                     "'NoneType' object has no attribute '%s'" % name,
-                     facts=["the value is None"], fix=_none_fix(node), node=node)
+        return Raise(
+            "python-none-attribute",
+            "AttributeError",
+            "'NoneType' object has no attribute '%s'" % name,
+            facts=["the value is None"],
+            fix=_none_fix(node),
+            node=node,
+        )
     if isinstance(obj, LibraryRef):
         return Result(Val(obj.child(name)))
     if isinstance(obj, RecordValue):
@@ -357,8 +416,10 @@ def on_attribute(chk: Any, node: ast.Attribute, base: Val) -> Any:
 
 
 def _none_fix(node: ast.Attribute) -> str:
-    return ("the value is None: a method called with inplace=True returns None; "
-            "do not assign its result")
+    return (
+        "the value is None: a method called with inplace=True returns None; "
+        "do not assign its result"
+    )
 
 
 def _module_attribute(module: Any, name: str, node: ast.AST) -> Any:
@@ -370,7 +431,12 @@ def _module_attribute(module: Any, name: str, node: ast.AST) -> Any:
     if submodule in sys.modules:
         return Result(Val(sys.modules[submodule]))
     if type_root_name(module_name) not in _library_roots() and module_name.split(".")[0] not in (
-            "sklearn", "torch", "seaborn", "statsmodels", "scipy"):
+        "sklearn",
+        "torch",
+        "seaborn",
+        "statsmodels",
+        "scipy",
+    ):
         return Result(UNKNOWN)
     if _spec_exists(submodule) is not False:
         return Result(UNKNOWN)
@@ -387,7 +453,9 @@ def _module_attribute(module: Any, name: str, node: ast.AST) -> Any:
         except Exception:
             return Result(UNKNOWN)
     return Raise(
-        "python-missing-attribute", "AttributeError", message,
+        "python-missing-attribute",
+        "AttributeError",
+        message,
         facts=["installed %s version: %s" % (module_name.split(".")[0], _version(module_name))],
         fix=REMOVED_API_FIXES.get((module_name.split(".")[0], name)),
         closest=closest_name(name, [n for n in namespace if not n.startswith("_")]),
@@ -414,7 +482,9 @@ def _library_attribute(base: Val, name: str, node: ast.AST) -> Any:
         fix = REMOVED_API_FIXES.get((kind, name))
         root = type_root(type(obj))
         return Raise(
-            "python-missing-attribute", "AttributeError", str(exc).split("\n")[0],
+            "python-missing-attribute",
+            "AttributeError",
+            str(exc).split("\n")[0],
             facts=["%s is a %s (%s %s)" % (_describe_node(node), kind, root, _version(root))],
             fix=fix,
             node=node,
@@ -440,18 +510,27 @@ def _describe_node(node: ast.AST) -> str:
 def on_subscript(chk: Any, node: ast.Subscript, base: Val, key: Any) -> Any:
     obj = base.obj
     if obj is None:
-        return Raise("python-none-subscript", "TypeError", "'NoneType' object is not subscriptable",
-                     facts=["the value is None"], node=node)
+        return Raise(
+            "python-none-subscript",
+            "TypeError",
+            "'NoneType' object is not subscriptable",
+            facts=["the value is None"],
+            node=node,
+        )
     if not isinstance(key, Val) or base.sampled:
         return None
-    if type(obj) in (list, tuple, str, dict, range) and (is_plain_data(key.obj) or is_library_object(key.obj)):
+    if type(obj) in (list, tuple, str, dict, range) and (
+        is_plain_data(key.obj) or is_library_object(key.obj)
+    ):
         try:
             return Result(Val(obj[key.obj], fake=base.fake))
         except (KeyError, IndexError, TypeError) as exc:
             if base.fake:
                 return Result(UNKNOWN)
-            code = {"KeyError": "python-missing-key", "IndexError": "python-index-out-of-range"}.get(
-                type(exc).__name__, "python-type-error")
+            code = {
+                "KeyError": "python-missing-key",
+                "IndexError": "python-index-out-of-range",
+            }.get(type(exc).__name__, "python-type-error")
             facts = []
             if type(obj) is dict:
                 keys = list(obj)
@@ -461,10 +540,21 @@ def on_subscript(chk: Any, node: ast.Subscript, base: Val, key: Any) -> Any:
                 facts.append("length: %d" % len(obj))
                 closest = None
             message = repr(key.obj) if isinstance(exc, KeyError) else str(exc)
-            return Raise(code, type(exc).__name__, message, facts=facts, closest=closest, node=node,
-                         replace_node=node.slice if closest else None,
-                         replace_text=repr(closest) if closest else None)
-    if is_library_object(obj) and (is_plain_data(key.obj) or is_library_object(key.obj)) and not key.sampled:
+            return Raise(
+                code,
+                type(exc).__name__,
+                message,
+                facts=facts,
+                closest=closest,
+                node=node,
+                replace_node=node.slice if closest else None,
+                replace_text=repr(closest) if closest else None,
+            )
+    if (
+        is_library_object(obj)
+        and (is_plain_data(key.obj) or is_library_object(key.obj))
+        and not key.sampled
+    ):
         return _library_subscript(base, key, node)
     return None
 
@@ -482,9 +572,15 @@ def _library_subscript(base: Val, key: Val, node: ast.Subscript) -> Any:
             return Result(UNKNOWN)
         root = type_root(type(base.obj))
         shape = shape_of(base.obj)
-        facts = ["%s%s" % (type(base.obj).__name__, " of shape %s" % (shape,) if shape is not None else "")]
+        facts = [
+            "%s%s"
+            % (type(base.obj).__name__, " of shape %s" % (shape,) if shape is not None else "")
+        ]
         message = _key_message(exc) if isinstance(exc, KeyError) else str(exc).split("\n")[0]
-        code = "%s-%s" % (root, "missing-key" if isinstance(exc, KeyError) else "index-out-of-range")
+        code = "%s-%s" % (
+            root,
+            "missing-key" if isinstance(exc, KeyError) else "index-out-of-range",
+        )
         return Raise(code, type(exc).__name__, message, facts=facts, node=node)
     except Exception:
         return Result(UNKNOWN)
@@ -493,7 +589,7 @@ def _library_subscript(base: Val, key: Val, node: ast.Subscript) -> Any:
 
 def _key_message(exc: KeyError) -> str:
     if exc.args:
-        return repr(exc.args[0]) if not isinstance(exc.args[0], str) else repr(exc.args[0])
+        return repr(exc.args[0])
     return "KeyError"
 
 
@@ -504,9 +600,12 @@ def on_binop(chk: Any, node: ast.BinOp, left: Val, right: Val) -> Any:
     sampled = left.sampled or right.sampled
     if sampled and not (_scalar(left.obj) or _scalar(right.obj)):
         return Result(UNKNOWN)
-    if type(left.obj) in (list, str, tuple) and isinstance(right.obj, int) and isinstance(node.op, ast.Mult):
-        if abs(right.obj) * len(left.obj) > 1_000_000:
-            return Result(UNKNOWN)
+    if (
+        type(left.obj) in (list, str, tuple)
+        and isinstance(right.obj, int)
+        and isinstance(node.op, ast.Mult)
+    ) and abs(right.obj) * len(left.obj) > 1_000_000:
+        return Result(UNKNOWN)
     op = _BINOPS.get(type(node.op))
     if op is None:
         return Result(UNKNOWN)
@@ -520,9 +619,18 @@ def on_binop(chk: Any, node: ast.BinOp, left: Val, right: Val) -> Any:
     except Exception as exc:
         if sampled or left.fake or right.fake:
             return Result(UNKNOWN)
-        root = type_root(type(left.obj)) if is_library_object(left.obj) and type(left.obj).__module__ != "builtins" else type_root(type(right.obj))
-        return Raise(_exception_code(root if root != "builtins" else "python", exc), type(exc).__name__,
-                     str(exc).split("\n")[0], facts=_binop_facts(left, right), node=node)
+        root = (
+            type_root(type(left.obj))
+            if is_library_object(left.obj) and type(left.obj).__module__ != "builtins"
+            else type_root(type(right.obj))
+        )
+        return Raise(
+            _exception_code(root if root != "builtins" else "python", exc),
+            type(exc).__name__,
+            str(exc).split("\n")[0],
+            facts=_binop_facts(left, right),
+            node=node,
+        )
     rows = left.rows if left.sampled else right.rows
     return Result(Val(result, sampled=sampled, rows=rows, fake=left.fake or right.fake))
 
@@ -533,7 +641,10 @@ def _binop_facts(left: Val, right: Val) -> List[str]:
     facts = []
     for label, side in (("left", left.obj), ("right", right.obj)):
         shape = shape_of(side)
-        facts.append("%s operand: %s%s" % (label, type(side).__name__, " of shape %s" % (shape,) if shape is not None else ""))
+        facts.append(
+            "%s operand: %s%s"
+            % (label, type(side).__name__, " of shape %s" % (shape,) if shape is not None else "")
+        )
     return facts
 
 
@@ -547,11 +658,21 @@ def _scalar(obj: Any) -> bool:
 def _binops() -> Dict[type, Any]:
     import operator
 
-    return {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
-            ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod,
-            ast.Pow: operator.pow, ast.MatMult: operator.matmul, ast.BitAnd: operator.and_,
-            ast.BitOr: operator.or_, ast.BitXor: operator.xor, ast.LShift: operator.lshift,
-            ast.RShift: operator.rshift}
+    return {
+        ast.Add: operator.add,
+        ast.Sub: operator.sub,
+        ast.Mult: operator.mul,
+        ast.Div: operator.truediv,
+        ast.FloorDiv: operator.floordiv,
+        ast.Mod: operator.mod,
+        ast.Pow: operator.pow,
+        ast.MatMult: operator.matmul,
+        ast.BitAnd: operator.and_,
+        ast.BitOr: operator.or_,
+        ast.BitXor: operator.xor,
+        ast.LShift: operator.lshift,
+        ast.RShift: operator.rshift,
+    }
 
 
 _BINOPS = _binops()
@@ -562,12 +683,22 @@ def on_call(chk: Any, site: CallSite) -> Any:
     if isinstance(func, Val):
         target = func.obj
         if target is None:
-            return Raise("python-none-call", "TypeError", "'NoneType' object is not callable",
-                         facts=["the value is None"], node=site.node)
+            return Raise(
+                "python-none-call",
+                "TypeError",
+                "'NoneType' object is not callable",
+                facts=["the value is None"],
+                node=site.node,
+            )
         name = getattr(target, "__name__", None)
-        if getattr(target, "__module__", None) == "builtins" and name in ("print", "display", "input", "help"):
+        if getattr(target, "__module__", None) == "builtins" and name in (
+            "print",
+            "display",
+            "input",
+            "help",
+        ):
             return Result(UNKNOWN)
-        if name == "open" and target is getattr(__import__("builtins"), "open"):
+        if name == "open" and target is __import__("builtins").open:
             return _open_rule(site)
     if site.has_star:
         return None
@@ -597,10 +728,13 @@ def missing_file(path: str, site: CallSite) -> Raise:
         nearby = []
     closest = closest_name(os.path.basename(path), nearby)
     return Raise(
-        "python-file-not-found", "FileNotFoundError",
+        "python-file-not-found",
+        "FileNotFoundError",
         "[Errno 2] No such file or directory: %r" % path,
-        facts=["working directory: %s" % os.getcwd()] + (["files there: %s" % nearby] if nearby else []),
-        closest=closest, node=site.node,
+        facts=["working directory: %s" % os.getcwd()]
+        + (["files there: %s" % nearby] if nearby else []),
+        closest=closest,
+        node=site.node,
     )
 
 
@@ -630,7 +764,7 @@ def _signature_rule(site: CallSite) -> Any:
         if isinstance(obj, type):
             if not is_library_callable(obj) or type(obj).__name__ not in ("type", "ABCMeta"):
                 return None
-            if obj.__new__ is not object.__new__ and "__new__" in vars(obj):
+            if "__new__" in vars(obj) and vars(obj)["__new__"] is not object.__new__:
                 return None
             init = getattr(obj, "__init__", None)
             if not isinstance(init, types.FunctionType):
@@ -662,15 +796,20 @@ def _signature_rule(site: CallSite) -> Any:
         signature.bind(*args, **site.kwargs)
     except TypeError:
         return Raise(
-            "python-call-signature", "TypeError",
-            _signature_message(owner + target.__qualname__.split(".<locals>.")[-1], params, len(args), site.kwargs),
+            "python-call-signature",
+            "TypeError",
+            _signature_message(
+                owner + target.__qualname__.split(".<locals>.")[-1], params, len(args), site.kwargs
+            ),
             facts=["signature: %s%s" % (target.__name__, signature)],
             node=site.node,
         )
     return None
 
 
-def _signature_message(name: str, params: List[inspect.Parameter], given: int, kwargs: Dict[str, Any]) -> str:
+def _signature_message(
+    name: str, params: List[inspect.Parameter], given: int, kwargs: Dict[str, Any]
+) -> str:
     positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     names = {p.name for p in params if p.kind != p.POSITIONAL_ONLY}
     open_keywords = any(p.kind == p.VAR_KEYWORD for p in params)
@@ -680,11 +819,19 @@ def _signature_message(name: str, params: List[inspect.Parameter], given: int, k
     if given > len(positional):
         required = len([p for p in positional if p.default is p.empty])
         if required == len(positional):
-            takes = "%d positional argument%s" % (len(positional), "" if len(positional) == 1 else "s")
+            takes = "%d positional argument%s" % (
+                len(positional),
+                "" if len(positional) == 1 else "s",
+            )
         else:
             takes = "from %d to %d positional arguments" % (required, len(positional))
-        return "%s() takes %s but %d %s given" % (name, takes, given, "was" if given == 1 else "were")
-    for index, param in enumerate(positional[:given]):
+        return "%s() takes %s but %d %s given" % (
+            name,
+            takes,
+            given,
+            "was" if given == 1 else "were",
+        )
+    for _index, param in enumerate(positional[:given]):
         if param.name in kwargs:
             return "%s() got multiple values for argument '%s'" % (name, param.name)
     missing = [p.name for p in positional[given:] if p.default is p.empty and p.name not in kwargs]
@@ -692,9 +839,21 @@ def _signature_message(name: str, params: List[inspect.Parameter], given: int, k
         quoted = ["'%s'" % m for m in missing]
         listed = quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
         return "%s() missing %d required positional argument%s: %s" % (
-            name, len(missing), "" if len(missing) == 1 else "s", listed)
-    kw_missing = [p.name for p in params if p.kind == p.KEYWORD_ONLY and p.default is p.empty and p.name not in kwargs]
+            name,
+            len(missing),
+            "" if len(missing) == 1 else "s",
+            listed,
+        )
+    kw_missing = [
+        p.name
+        for p in params
+        if p.kind == p.KEYWORD_ONLY and p.default is p.empty and p.name not in kwargs
+    ]
     if kw_missing:
         return "%s() missing %d required keyword-only argument%s: '%s'" % (
-            name, len(kw_missing), "" if len(kw_missing) == 1 else "s", "', '".join(kw_missing))
+            name,
+            len(kw_missing),
+            "" if len(kw_missing) == 1 else "s",
+            "', '".join(kw_missing),
+        )
     return "%s() got an invalid combination of arguments" % name

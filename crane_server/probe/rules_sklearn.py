@@ -22,15 +22,45 @@ from .values import (
 )
 
 FIT_METHODS = frozenset({"fit", "fit_transform", "fit_predict", "partial_fit"})
-USE_METHODS = frozenset({"predict", "predict_proba", "predict_log_proba", "decision_function",
-                         "transform", "score", "inverse_transform", "score_samples"})
-META_ESTIMATORS = frozenset({"Pipeline", "ColumnTransformer", "FeatureUnion", "GridSearchCV",
-                             "RandomizedSearchCV", "HalvingGridSearchCV", "HalvingRandomSearchCV",
-                             "TransformedTargetRegressor", "VotingClassifier", "VotingRegressor",
-                             "StackingClassifier", "StackingRegressor", "MultiOutputClassifier",
-                             "MultiOutputRegressor", "OneVsRestClassifier", "OneVsOneClassifier",
-                             "BaggingClassifier", "BaggingRegressor", "CalibratedClassifierCV",
-                             "SelectFromModel", "RFE", "RFECV", "SequentialFeatureSelector"})
+USE_METHODS = frozenset(
+    {
+        "predict",
+        "predict_proba",
+        "predict_log_proba",
+        "decision_function",
+        "transform",
+        "score",
+        "inverse_transform",
+        "score_samples",
+    }
+)
+META_ESTIMATORS = frozenset(
+    {
+        "Pipeline",
+        "ColumnTransformer",
+        "FeatureUnion",
+        "GridSearchCV",
+        "RandomizedSearchCV",
+        "HalvingGridSearchCV",
+        "HalvingRandomSearchCV",
+        "TransformedTargetRegressor",
+        "VotingClassifier",
+        "VotingRegressor",
+        "StackingClassifier",
+        "StackingRegressor",
+        "MultiOutputClassifier",
+        "MultiOutputRegressor",
+        "OneVsRestClassifier",
+        "OneVsOneClassifier",
+        "BaggingClassifier",
+        "BaggingRegressor",
+        "CalibratedClassifierCV",
+        "SelectFromModel",
+        "RFE",
+        "RFECV",
+        "SequentialFeatureSelector",
+    }
+)
 
 
 def on_attribute(chk: Any, node: ast.Attribute, base: Val) -> Any:
@@ -80,10 +110,17 @@ def _display_plot(site: CallSite, spec: ConfusionDisplaySpec) -> Any:
         return Result(UNKNOWN)
     if count != shape[0]:
         return Raise(
-            "sklearn-display-labels", "ValueError",
-            "The number of FixedLocator locations (%d), usually from a call to set_ticks, does not match the number of labels (%d)." % (shape[0], count),
-            facts=["the confusion matrix is %dx%d but display_labels has %d entries" % (shape[0], shape[-1], count)],
-            fix="pass one label per class (e.g. display_labels=model.classes_)", node=site.node)
+            "sklearn-display-labels",
+            "ValueError",
+            "The number of FixedLocator locations (%d), usually from a call to set_ticks, does not match the number of labels (%d)."
+            % (shape[0], count),
+            facts=[
+                "the confusion matrix is %dx%d but display_labels has %d entries"
+                % (shape[0], shape[-1], count)
+            ],
+            fix="pass one label per class (e.g. display_labels=model.classes_)",
+            node=site.node,
+        )
     return Result(UNKNOWN)
 
 
@@ -94,7 +131,9 @@ def on_call(chk: Any, site: CallSite) -> Any:
     if isinstance(site.node.func, ast.Attribute):
         owner_value = _peek(chk, site.node.func.value)
         if isinstance(owner_value, Val) and isinstance(owner_value.obj, FittedModel):
-            return _estimator_call(chk, site, owner_value.obj.estimator, owner_value.obj, site.node.func.attr)
+            return _estimator_call(
+                chk, site, owner_value.obj.estimator, owner_value.obj, site.node.func.attr
+            )
         func = site.func
         if isinstance(func, BoundMethod) and is_estimator(func.receiver.obj):
             return _estimator_call(chk, site, func.receiver.obj, None, func.name)
@@ -110,7 +149,11 @@ def on_call(chk: Any, site: CallSite) -> Any:
             return _confusion_display(site)
         if isinstance(target, type) and is_estimator_class(target):
             return _construct(site, target)
-        if module.startswith("sklearn.metrics") and not name.endswith("Display") and "plot" not in name:
+        if (
+            module.startswith("sklearn.metrics")
+            and not name.endswith("Display")
+            and "plot" not in name
+        ):
             return _metric(chk, site, target)
     return None
 
@@ -137,13 +180,16 @@ def _construct(site: CallSite, cls: type) -> Any:
         return None
     if any(not (is_plain_data(v.obj) or is_library_object(v.obj)) for v in values):
         return None
-    if cls.__init__.__module__.split(".")[0] != "sklearn":
+    init = next((vars(k)["__init__"] for k in cls.__mro__ if "__init__" in vars(k)), None)
+    if not (getattr(init, "__module__", None) or "").startswith("sklearn"):
         return None
     try:
         from .checker import quiet
 
         with quiet():
-            estimator = cls(*[v.obj for v in site.args], **{k: v.obj for k, v in site.kwargs.items()})
+            estimator = cls(
+                *[v.obj for v in site.args], **{k: v.obj for k, v in site.kwargs.items()}
+            )
     except TypeError:
         return None  # the signature rule reports it with Python's own message
     except Exception:
@@ -172,7 +218,9 @@ def _x_facts(value: Val) -> Tuple[Optional[int], Optional[int], Optional[List[st
     return n_samples, n_features, names
 
 
-def _estimator_call(chk: Any, site: CallSite, estimator: Any, fitted: Optional[FittedModel], method: str) -> Any:
+def _estimator_call(
+    chk: Any, site: CallSite, estimator: Any, fitted: Optional[FittedModel], method: str
+) -> Any:
     name = type(estimator).__name__
     is_meta = name in META_ESTIMATORS
     if method in FIT_METHODS:
@@ -185,15 +233,20 @@ def _estimator_call(chk: Any, site: CallSite, estimator: Any, fitted: Optional[F
                     validate()
             except Exception as exc:
                 if type(exc).__name__ == "InvalidParameterError":
-                    return Raise("sklearn-invalid-parameter", type(exc).__name__, str(exc),
-                                 facts=["parameters: %s" % _params(estimator)], node=site.node)
+                    return Raise(
+                        "sklearn-invalid-parameter",
+                        type(exc).__name__,
+                        str(exc),
+                        facts=["parameters: %s" % _params(estimator)],
+                        node=site.node,
+                    )
         x = site.arg(0, "X")
         y = site.arg(1, "y")
         if isinstance(x, Val):
             problem = _check_x(estimator, x, y, site, is_meta, fitting=True)
             if problem is not None:
                 return problem
-        n_samples, n_features, names = _x_facts(x) if isinstance(x, Val) else (None, None, None)
+        _n_samples, n_features, names = _x_facts(x) if isinstance(x, Val) else (None, None, None)
         model = FittedModel(estimator, n_features, names)
         target = site.node.func.value if isinstance(site.node.func, ast.Attribute) else None
         if isinstance(target, ast.Name) and x is not None:
@@ -214,10 +267,12 @@ def _estimator_call(chk: Any, site: CallSite, estimator: Any, fitted: Optional[F
             except Exception as exc:
                 if type(exc).__name__ == "NotFittedError":
                     return Raise(
-                        "sklearn-not-fitted", "NotFittedError", str(exc),
+                        "sklearn-not-fitted",
+                        "NotFittedError",
+                        str(exc),
                         facts=["%s has no fitted attributes (no attribute ending in '_')" % name],
                         fix="call .fit(X, y) on this estimator first, or use the fitted one "
-                            "(e.g. grid_search.best_estimator_)",
+                        "(e.g. grid_search.best_estimator_)",
                         node=site.node,
                     )
                 return Result(UNKNOWN)
@@ -238,48 +293,93 @@ def _params(estimator: Any) -> str:
     return ", ".join("%s=%r" % (k, v) for k, v in list(params.items())[:8])
 
 
-def _check_x(estimator: Any, x: Val, y: Any, site: CallSite, is_meta: bool, fitting: bool,
-             fitted: Optional[FittedModel] = None) -> Optional[Raise]:
+def _check_x(
+    estimator: Any,
+    x: Val,
+    y: Any,
+    site: CallSite,
+    is_meta: bool,
+    fitting: bool,
+    fitted: Optional[FittedModel] = None,
+) -> Optional[Raise]:
     name = type(estimator).__name__
     native = (type(estimator).__module__ or "").startswith("sklearn.")
     n_samples, n_features, names = _x_facts(x)
     if not native:
         # Other libraries' scikit-learn estimators validate their input their own way: only the
         # feature count (checked by every one of them) is judged.
-        expected = fitted.n_features if fitted is not None else getattr(estimator, "n_features_in_", None)
-        if not fitting and isinstance(expected, int) and n_features is not None and n_features != expected:
-            return Raise("sklearn-feature-count", "ValueError",
-                         "X has %d features, but %s is expecting %d features as input." % (n_features, name, expected),
-                         facts=["fitted on %d features; X has %d" % (expected, n_features)], node=site.node)
+        expected = (
+            fitted.n_features if fitted is not None else getattr(estimator, "n_features_in_", None)
+        )
+        if (
+            not fitting
+            and isinstance(expected, int)
+            and n_features is not None
+            and n_features != expected
+        ):
+            return Raise(
+                "sklearn-feature-count",
+                "ValueError",
+                "X has %d features, but %s is expecting %d features as input."
+                % (n_features, name, expected),
+                facts=["fitted on %d features; X has %d" % (expected, n_features)],
+                node=site.node,
+            )
         return None
     if n_samples == 0 and not x.fake and shape_of(x.obj) is not None and not is_meta:
         shape = true_shape(x)
-        return Raise("sklearn-empty-input", "ValueError",
-                     "Found array with 0 sample(s) (shape=%s) while a minimum of 1 is required by %s." % (shape, name),
-                     facts=["X is empty: an earlier filter or split removed every row"], node=site.node)
+        return Raise(
+            "sklearn-empty-input",
+            "ValueError",
+            "Found array with 0 sample(s) (shape=%s) while a minimum of 1 is required by %s."
+            % (shape, name),
+            facts=["X is empty: an earlier filter or split removed every row"],
+            node=site.node,
+        )
     if fitting and isinstance(y, Val) and not is_meta:
         y_len = length_of(y) if not (y.sampled and y.rows is None) else None
         if n_samples is not None and y_len is not None and n_samples != y_len:
-            return Raise("sklearn-inconsistent-length", "ValueError",
-                         "Found input variables with inconsistent numbers of samples: [%d, %d]" % (n_samples, y_len),
-                         facts=["X has %d rows, y has %d" % (n_samples, y_len)], node=site.node)
+            return Raise(
+                "sklearn-inconsistent-length",
+                "ValueError",
+                "Found input variables with inconsistent numbers of samples: [%d, %d]"
+                % (n_samples, y_len),
+                facts=["X has %d rows, y has %d" % (n_samples, y_len)],
+                node=site.node,
+            )
     if not fitting:
-        expected = fitted.n_features if fitted is not None else getattr(estimator, "n_features_in_", None)
+        expected = (
+            fitted.n_features if fitted is not None else getattr(estimator, "n_features_in_", None)
+        )
         expected_names = fitted.feature_names if fitted is not None else _names_in(estimator)
-        if isinstance(expected, int) and n_features is not None and n_features != expected and not is_meta:
-            return Raise("sklearn-feature-count", "ValueError",
-                         "X has %d features, but %s is expecting %d features as input." % (n_features, name, expected),
-                         facts=["fitted on %d features; X has %d" % (expected, n_features)], node=site.node)
+        if (
+            isinstance(expected, int)
+            and n_features is not None
+            and n_features != expected
+            and not is_meta
+        ):
+            return Raise(
+                "sklearn-feature-count",
+                "ValueError",
+                "X has %d features, but %s is expecting %d features as input."
+                % (n_features, name, expected),
+                facts=["fitted on %d features; X has %d" % (expected, n_features)],
+                node=site.node,
+            )
         if expected_names is not None and names is not None and list(expected_names) != list(names):
             unseen = [n for n in names if n not in expected_names]
             missing = [n for n in expected_names if n not in names]
             message = "The feature names should match those that were passed during fit."
             if unseen or missing:
-                return Raise("sklearn-feature-names", "ValueError", message,
-                             facts=(["unseen at fit time: %s" % unseen[:10]] if unseen else [])
-                             + (["seen at fit time, now missing: %s" % missing[:10]] if missing else []),
-                             fix="select the same columns as at fit time (e.g. X[model.feature_names_in_])",
-                             node=site.node)
+                return Raise(
+                    "sklearn-feature-names",
+                    "ValueError",
+                    message,
+                    facts=(["unseen at fit time: %s" % unseen[:10]] if unseen else [])
+                    + (["seen at fit time, now missing: %s" % missing[:10]] if missing else []),
+                    fix="select the same columns as at fit time (e.g. X[model.feature_names_in_])",
+                    node=site.node,
+                )
     if x.fake or is_meta:
         return None
     problem = _check_values(estimator, x, site)
@@ -320,7 +420,13 @@ def _check_values(estimator: Any, x: Val, site: CallSite) -> Optional[Raise]:
     if tags is None:
         return None
     inputs = tags.input_tags
-    if not inputs.two_d_array or inputs.string or inputs.categorical or inputs.dict or inputs.sparse is None:
+    if (
+        not inputs.two_d_array
+        or inputs.string
+        or inputs.categorical
+        or inputs.dict
+        or inputs.sparse is None
+    ):
         return None
     module = type(estimator).__module__
     if not module.startswith("sklearn."):
@@ -334,17 +440,30 @@ def _check_values(estimator: Any, x: Val, site: CallSite) -> Optional[Raise]:
         finite = "allow-nan" if inputs.allow_nan else True
         with quiet():
             try:
-                validation.check_array(x.obj, dtype="numeric", ensure_all_finite=finite, estimator=estimator)
+                validation.check_array(
+                    x.obj, dtype="numeric", ensure_all_finite=finite, estimator=estimator
+                )
             except TypeError:  # scikit-learn < 1.6
-                validation.check_array(x.obj, dtype="numeric", force_all_finite=finite, estimator=estimator)
+                validation.check_array(
+                    x.obj, dtype="numeric", force_all_finite=finite, estimator=estimator
+                )
     except ValueError as exc:
         text = str(exc)
-        if "could not convert string to float" in text or "Input X contains" in text or "Input contains" in text:
+        if (
+            "could not convert string to float" in text
+            or "Input X contains" in text
+            or "Input contains" in text
+        ):
             facts = _value_facts(x.obj)
-            fix = ("encode the text columns first (e.g. pd.get_dummies or OneHotEncoder) or drop them"
-                   if "string" in text else "impute or drop the NaN values first (e.g. SimpleImputer, dropna)")
+            fix = (
+                "encode the text columns first (e.g. pd.get_dummies or OneHotEncoder) or drop them"
+                if "string" in text
+                else "impute or drop the NaN values first (e.g. SimpleImputer, dropna)"
+            )
             code = "sklearn-non-numeric-input" if "string" in text else "sklearn-nan-input"
-            return Raise(code, "ValueError", text.split("\n")[0], facts=facts, fix=fix, node=site.node)
+            return Raise(
+                code, "ValueError", text.split("\n")[0], facts=facts, fix=fix, node=site.node
+            )
     except Exception:
         return None
     return None
@@ -354,7 +473,11 @@ def _value_facts(obj: Any) -> List[str]:
     if not is_dataframe(obj):
         return []
     facts = []
-    text_columns = [c for c in obj.columns if obj[c].dtype == object or str(obj[c].dtype) in ("category", "string")]
+    text_columns = [
+        c
+        for c in obj.columns
+        if obj[c].dtype == object or str(obj[c].dtype) in ("category", "string")
+    ]
     if text_columns:
         facts.append("non-numeric columns: %s" % text_columns[:10])
     try:
@@ -379,10 +502,14 @@ def _check_classification_target(estimator: Any, y: Val, site: CallSite) -> Opti
         return None
     if kind in ("continuous", "continuous-multioutput"):
         return Raise(
-            "sklearn-continuous-target", "ValueError",
-            "Unknown label type: %s. Maybe you are trying to fit a classifier, which expects discrete classes on a regression target with continuous values." % kind,
+            "sklearn-continuous-target",
+            "ValueError",
+            "Unknown label type: %s. Maybe you are trying to fit a classifier, which expects discrete classes on a regression target with continuous values."
+            % kind,
             facts=["y holds continuous values; %s is a classifier" % type(estimator).__name__],
-            fix="use a regressor, or discretise y", node=site.node)
+            fix="use a regressor, or discretise y",
+            node=site.node,
+        )
     return None
 
 
@@ -394,30 +521,48 @@ def _train_test_split(site: CallSite) -> Any:
     for value in arrays:
         if not isinstance(value, Val) or (value.sampled and value.rows is None):
             return None
-        length = length_of(value) if shape_of(value.obj) is None else (true_shape(value) or (None,))[0]
+        length = (
+            length_of(value) if shape_of(value.obj) is None else (true_shape(value) or (None,))[0]
+        )
         if length is None:
             return None
         lengths.append(length)
     if len(set(lengths)) > 1:
-        return Raise("sklearn-inconsistent-length", "ValueError",
-                     "Found input variables with inconsistent numbers of samples: %s" % lengths,
-                     node=site.node)
+        return Raise(
+            "sklearn-inconsistent-length",
+            "ValueError",
+            "Found input variables with inconsistent numbers of samples: %s" % lengths,
+            node=site.node,
+        )
     n_samples = lengths[0]
     split = loaded("sklearn.model_selection._split")
     validate = getattr(split, "_validate_shuffle_split", None) if split is not None else None
     test_size = site.kwargs.get("test_size")
     train_size = site.kwargs.get("train_size")
-    if validate is None or any(v is not None and not isinstance(v, Val) for v in (test_size, train_size)):
+    if validate is None or any(
+        v is not None and not isinstance(v, Val) for v in (test_size, train_size)
+    ):
         return None
     try:
-        validate(n_samples, test_size.obj if test_size else None, train_size.obj if train_size else None,
-                 default_test_size=0.25)
+        validate(
+            n_samples,
+            test_size.obj if test_size else None,
+            train_size.obj if train_size else None,
+            default_test_size=0.25,
+        )
     except ValueError as exc:
         facts = ["the arrays have %d samples" % n_samples]
         if n_samples == 0:
-            facts.append("an earlier filter removed every row (check the filter's condition and dtypes)")
-        return Raise("sklearn-empty-split" if n_samples == 0 else "sklearn-invalid-split", "ValueError",
-                     str(exc), facts=facts, node=site.node)
+            facts.append(
+                "an earlier filter removed every row (check the filter's condition and dtypes)"
+            )
+        return Raise(
+            "sklearn-empty-split" if n_samples == 0 else "sklearn-invalid-split",
+            "ValueError",
+            str(exc),
+            facts=facts,
+            node=site.node,
+        )
     except Exception:
         return None
     return None
@@ -438,8 +583,13 @@ def _metric(chk: Any, site: CallSite, func: Any) -> Any:
         with quiet():
             result = func(*[v.obj for v in site.args], **{k: v.obj for k, v in site.kwargs.items()})
     except ValueError as exc:
-        return Raise("sklearn-metric-input", "ValueError", str(exc).split("\n")[0],
-                     facts=["evaluated %s on the live values" % site.name], node=site.node)
+        return Raise(
+            "sklearn-metric-input",
+            "ValueError",
+            str(exc).split("\n")[0],
+            facts=["evaluated %s on the live values" % site.name],
+            node=site.node,
+        )
     except Exception:
         return Result(UNKNOWN)
     return Result(Val(result))

@@ -45,21 +45,34 @@ def on_call(chk: Any, site: CallSite) -> Any:
     nobs = _nobs(site.arg(0, "x"))
     lags = site.kwargs.get("lags" if name.startswith("plot") else "nlags")
     if lags is None and len(site.args) > (2 if name.startswith("plot") else 1):
-        lags = site.args[2 if name.startswith("plot") else 1] if name.startswith("plot") else site.args[1]
+        lags = (
+            site.args[2 if name.startswith("plot") else 1]
+            if name.startswith("plot")
+            else site.args[1]
+        )
     if nobs is None or not isinstance(lags, Val) or type(lags.obj) is not int:
         return None
     limit_facts = ["the series has %d observations; lags=%d" % (nobs, lags.obj)]
     if name.endswith("pacf"):
         if lags.obj > nobs // 2:
             return Raise(
-                "statsmodels-too-many-lags", "ValueError",
+                "statsmodels-too-many-lags",
+                "ValueError",
                 "Can only compute partial correlations for lags up to 50%% of the sample size. "
                 "The requested nlags %d must be < %d." % (lags.obj, nobs // 2),
-                facts=limit_facts, fix="use lags < %d" % (nobs // 2), node=site.node)
+                facts=limit_facts,
+                fix="use lags < %d" % (nobs // 2),
+                node=site.node,
+            )
         return None
     if lags.obj >= nobs:
         return Raise(
-            "statsmodels-too-many-lags", "ValueError",
-            "could not broadcast input array from shape (%d,) into shape (%d,)" % (nobs, lags.obj + 1),
-            facts=limit_facts, fix="use lags < %d" % nobs, node=site.node)
+            "statsmodels-too-many-lags",
+            "ValueError",
+            "could not broadcast input array from shape (%d,) into shape (%d,)"
+            % (nobs, lags.obj + 1),
+            facts=limit_facts,
+            fix="use lags < %d" % nobs,
+            node=site.node,
+        )
     return None

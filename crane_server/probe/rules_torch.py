@@ -77,12 +77,20 @@ def on_binop(chk: Any, node: ast.BinOp, left: Val, right: Val) -> Any:
 
 def _library_module(module: Any) -> bool:
     nn = loaded("torch.nn")
-    return nn is not None and isinstance(module, nn.Module) and type(module).__module__.startswith("torch.nn")
+    return (
+        nn is not None
+        and isinstance(module, nn.Module)
+        and type(module).__module__.startswith("torch.nn")
+    )
 
 
 def _is_loss(module: Any) -> bool:
     loss = loaded("torch.nn.modules.loss")
-    return loss is not None and isinstance(module, loss._Loss) and type(module).__module__.startswith("torch.nn")
+    return (
+        loss is not None
+        and isinstance(module, loss._Loss)
+        and type(module).__module__.startswith("torch.nn")
+    )
 
 
 def _runnable(module: Any) -> bool:
@@ -110,13 +118,18 @@ PARAMETER_FREE = frozenset(
 def _construct(site: CallSite, cls: type) -> Any:
     """Losses and parameter-free layers draw no random numbers: build them for real."""
     values = list(site.args) + list(site.kwargs.values())
-    if site.has_star or not all(isinstance(v, Val) and type(v.obj) in (int, float, str, bool, type(None), tuple) for v in values):
+    if site.has_star or not all(
+        isinstance(v, Val) and type(v.obj) in (int, float, str, bool, type(None), tuple)
+        for v in values
+    ):
         return None
     try:
         from .checker import quiet
 
         with quiet():
-            return Result(Val(cls(*[v.obj for v in site.args], **{k: v.obj for k, v in site.kwargs.items()})))
+            return Result(
+                Val(cls(*[v.obj for v in site.args], **{k: v.obj for k, v in site.kwargs.items()}))
+            )
     except TypeError:
         return None
     except Exception:
@@ -130,14 +143,20 @@ FLAG_METHODS = frozenset({"train", "eval", "zero_grad"})
 def on_call(chk: Any, site: CallSite) -> Any:
     func = site.func
     nn = loaded("torch.nn")
-    if isinstance(func, BoundMethod) and nn is not None and isinstance(func.receiver.obj, nn.Module):
-        if func.name in FLAG_METHODS:
-            return Result(func.receiver if func.name != "zero_grad" else Val(None))
+    if (
+        isinstance(func, BoundMethod)
+        and nn is not None
+        and isinstance(func.receiver.obj, nn.Module)
+    ) and func.name in FLAG_METHODS:
+        return Result(func.receiver if func.name != "zero_grad" else Val(None))
     if isinstance(func, Val) and isinstance(func.obj, type) and type(func.obj).__module__ != "abc":
         loss = loaded("torch.nn.modules.loss")
         cls = func.obj
-        if loss is not None and cls.__module__.startswith("torch.nn") and (
-                issubclass(cls, loss._Loss) or cls.__name__ in PARAMETER_FREE):
+        if (
+            loss is not None
+            and cls.__module__.startswith("torch.nn")
+            and (issubclass(cls, loss._Loss) or cls.__name__ in PARAMETER_FREE)
+        ):
             return _construct(site, cls)
     if not isinstance(func, Val) or not _library_module(func.obj):
         return None
@@ -174,7 +193,17 @@ def on_call(chk: Any, site: CallSite) -> Any:
     return Result(Val(result, origin="standin" if standin else ""))
 
 
-_STRUCTURAL_WORDS = ("size", "shape", "dimension", "dtype", "mat1", "channels", "Expected", "expected", "same number")
+_STRUCTURAL_WORDS = (
+    "size",
+    "shape",
+    "dimension",
+    "dtype",
+    "mat1",
+    "channels",
+    "Expected",
+    "expected",
+    "same number",
+)
 
 
 def _structural(exc: BaseException) -> bool:
@@ -187,11 +216,19 @@ def _raise(site: CallSite, exc: BaseException, module: Any, tensors: List[Val]) 
     facts = ["%s: %s" % (type(module).__name__, _module_text(module))]
     for index, value in enumerate(tensors):
         t = value.obj
-        facts.append("argument %d: tensor of shape %s, dtype %s" % (index, tuple(t.shape), str(t.dtype).replace("torch.", "")))
+        facts.append(
+            "argument %d: tensor of shape %s, dtype %s"
+            % (index, tuple(t.shape), str(t.dtype).replace("torch.", ""))
+        )
     name = type(exc).__name__
     message = str(exc).split("\n")[0]
     code = "torch-shape-mismatch"
-    if "dtype" in message or "Expected floating point type" in message or "Long" in message or "Float" in message:
+    if (
+        "dtype" in message
+        or "Expected floating point type" in message
+        or "Long" in message
+        or "Float" in message
+    ):
         code = "torch-dtype-mismatch"
     if _is_loss(module):
         code = "torch-loss-input"

@@ -75,7 +75,7 @@ UNKNOWN = Unknown()
 class Val:
     """A tracked value: the object itself, or a head sample of it (`sampled`, true `rows`)."""
 
-    __slots__ = ("obj", "sampled", "rows", "origin", "fake")
+    __slots__ = ("fake", "obj", "origin", "rows", "sampled")
 
     def __init__(
         self,
@@ -124,7 +124,7 @@ class UserFunction:
 class BoundMethod:
     """`receiver.name` where receiver is a tracked value and name one of its methods."""
 
-    __slots__ = ("receiver", "name", "func")
+    __slots__ = ("func", "name", "receiver")
 
     def __init__(self, receiver: Val, name: str, func: Any) -> None:
         self.receiver = receiver
@@ -163,7 +163,9 @@ def plain_dataclass(cls: Any) -> bool:
         return False
     init = vars(cls).get("__init__")
     code = getattr(init, "__code__", None)
-    return code is not None and code.co_filename.startswith("<") and not hasattr(cls, "__post_init__")
+    return (
+        code is not None and code.co_filename.startswith("<") and not hasattr(cls, "__post_init__")
+    )
 
 
 class AxesPlaceholder:
@@ -181,7 +183,9 @@ class FigurePlaceholder:
 class FittedModel:
     """An estimator that the cell fits before using it: what fit would have recorded."""
 
-    def __init__(self, estimator: Any, n_features: Optional[int], feature_names: Optional[List[str]]):
+    def __init__(
+        self, estimator: Any, n_features: Optional[int], feature_names: Optional[List[str]]
+    ):
         self.estimator = estimator
         self.n_features = n_features
         self.feature_names = feature_names
@@ -290,7 +294,7 @@ def holds_user_objects(obj: Any) -> bool:
                 return False
             items = obj.iloc[:50].tolist()
         elif is_dataframe(obj):
-            columns = [c for c, t in zip(obj.columns[:50], obj.dtypes[:50]) if t == object]
+            columns = [c for c, t in zip(obj.columns[:50], obj.dtypes[:50]) if t.kind == "O"]
             items = [v for c in columns for v in obj[c].iloc[:20].tolist()]
         else:
             return False
@@ -355,7 +359,7 @@ def true_shape(value: Val) -> Optional[Tuple[int, ...]]:
     if shape is None:
         return None
     if value.sampled and value.rows is not None and shape:
-        return (value.rows,) + shape[1:]
+        return (value.rows, *shape[1:])
     return shape
 
 
@@ -389,8 +393,22 @@ def preview(items: List[Any], limit: int = 12) -> str:
     return "[" + shown + "]"
 
 
-SAFE_BUILTIN_TYPES = (int, float, complex, bool, str, bytes, type(None), list, tuple, dict, set,
-                      frozenset, range, slice)
+SAFE_BUILTIN_TYPES = (
+    int,
+    float,
+    complex,
+    bool,
+    str,
+    bytes,
+    type(None),
+    list,
+    tuple,
+    dict,
+    set,
+    frozenset,
+    range,
+    slice,
+)
 
 
 def is_plain_data(obj: Any, depth: int = 0) -> bool:

@@ -9,12 +9,25 @@ from typing import Any
 import msgspec
 
 from crane_server.protocol import CheckResult, NameInventory, RuntimeSnapshot, Verdict
+from crane_server.protocol.eval import ResultRow
+from crane_server.protocol.jupyter_sessions import SessionMap
+from crane_server.protocol.kernels import KernelRecord
+from crane_server.protocol.llm import LlmOutcome
+from crane_server.protocol.lsp import AttachKernelArgs, CellArgs, KernelStatus, ServerSettings
 
 SCHEMAS: dict[str, Any] = {
     "runtime-snapshot": RuntimeSnapshot,
     "name-inventory": NameInventory,
     "check-result": CheckResult,
     "llm-verdict": Verdict,
+    "llm-outcome": LlmOutcome,
+    "eval-result-row": ResultRow,
+    "lsp-kernel-status": KernelStatus,
+    "lsp-attach-kernel": AttachKernelArgs,
+    "lsp-cell-args": CellArgs,
+    "lsp-settings": ServerSettings,
+    "jupyter-session-map": SessionMap,
+    "kernel-records": list[KernelRecord],
 }
 
 PROTOCOL_DIR = Path(__file__).resolve().parents[2] / "protocol"

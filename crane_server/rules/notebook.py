@@ -32,8 +32,9 @@ def annotate(
     return findings
 
 
-def _name_context(finding: Finding, name: str, executed: list[str], cells: list[str],
-                  target_index: int | None) -> None:
+def _name_context(
+    finding: Finding, name: str, executed: list[str], cells: list[str], target_index: int | None
+) -> None:
     for index in range(len(executed) - 1, -1, -1):
         if name in deleted_names(executed[index]):
             finding.code = "notebook-name-deleted"
@@ -46,7 +47,9 @@ def _name_context(finding: Finding, name: str, executed: list[str], cells: list[
         if name in bound_names(cell):
             finding.code = "notebook-name-not-run"
             finding.related_cell = index
-            finding.evidence.facts.append(f"'{name}' is defined in cell {index + 1}, which has not run in this kernel")
+            finding.evidence.facts.append(
+                f"'{name}' is defined in cell {index + 1}, which has not run in this kernel"
+            )
             finding.fix = f"run cell {index + 1} first"
             return
 
@@ -56,5 +59,8 @@ def _rerun_context(finding: Finding, target: str, executed: list[str]) -> None:
     if normal and any(_normal(cell) == normal for cell in executed):
         finding.code = "notebook-rerun"
         finding.evidence.facts.append(
-            "this cell already ran in this kernel: its first run changed the state it now relies on")
-        finding.fix = (finding.fix + "; " if finding.fix else "") + "do not re-run this cell, or restart and run all"
+            "this cell already ran in this kernel: its first run changed the state it now relies on"
+        )
+        finding.fix = (
+            finding.fix + "; " if finding.fix else ""
+        ) + "do not re-run this cell, or restart and run all"

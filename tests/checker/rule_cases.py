@@ -534,7 +534,9 @@ CASES += [
     ),
 ]
 
-RECORD = TORCH + """
+RECORD = (
+    TORCH
+    + """
 from dataclasses import dataclass
 from typing import Optional
 
@@ -559,8 +561,15 @@ head = Head()
 labels4 = torch.zeros(4, dtype=torch.long)
 labels2 = torch.zeros(2, dtype=torch.long)
 """
+)
 
 CASES += [
-    RuleCase("dataclass-output-loss", RECORD, "result = head(batch, labels=labels4)", "torch-loss-input", "ValueError"),
+    RuleCase(
+        "dataclass-output-loss",
+        RECORD,
+        "result = head(batch, labels=labels4)",
+        "torch-loss-input",
+        "ValueError",
+    ),
     RuleCase("dataclass-output-ok", RECORD, "result = head(batch, labels=labels2)", None),
 ]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import linecache
 import os
-import sys
 from typing import Any
 
 import pytest
@@ -31,7 +30,7 @@ def _in_tmp(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
 def _real_exception(cell: str, namespace: dict[str, Any]) -> str | None:
     try:
         exec(compile(cell, "<cell>", "exec"), namespace)
-    except BaseException as exc:  # noqa: BLE001 - we want the name of whatever is raised
+    except BaseException as exc:
         return type(exc).__name__
     return None
 

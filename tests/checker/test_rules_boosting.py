@@ -78,7 +78,12 @@ CASES = [
     ),
     RuleCase("xgb-predict-fitted", BOOSTING, "xgbc_fitted.predict(X)", None),
     # LightGBM does not check feature names: renamed columns must not be reported
-    RuleCase("lgbm-renamed-columns", BOOSTING, "lgbm_named.predict(frame.rename(columns={'a': 'z'}))", None),
+    RuleCase(
+        "lgbm-renamed-columns",
+        BOOSTING,
+        "lgbm_named.predict(frame.rename(columns={'a': 'z'}))",
+        None,
+    ),
 ]
 
 

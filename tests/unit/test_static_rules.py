@@ -8,9 +8,13 @@ from crane_server.protocol import NameInventory, RuntimeSnapshot, VariableSummar
 from crane_server.rules.static import check_cell_static
 
 NAMES = NameInventory(names={"df": "DataFrame", "pd": "module", "helper": "function"})
-SNAPSHOT = RuntimeSnapshot(variables={
-    "df": VariableSummary(name="df", type="pandas.DataFrame", kind="dataframe", columns=["Amount", "Class"]),
-})
+SNAPSHOT = RuntimeSnapshot(
+    variables={
+        "df": VariableSummary(
+            name="df", type="pandas.DataFrame", kind="dataframe", columns=["Amount", "Class"]
+        ),
+    }
+)
 
 
 @pytest.mark.parametrize(
@@ -21,15 +25,27 @@ SNAPSHOT = RuntimeSnapshot(variables={
         pytest.param("print(total)", ["total = compute()"], None, id="defined-by-running-cell"),
         pytest.param("print(total)", None, None, id="running-cell-unknown"),
         pytest.param("from os.path import *\nprint(join)", [], None, id="star-import"),
-        pytest.param("for i in range(3):\n    if i:\n        print(last)\n    last = i", [], None, id="loop-carried"),
+        pytest.param(
+            "for i in range(3):\n    if i:\n        print(last)\n    last = i",
+            [],
+            None,
+            id="loop-carried",
+        ),
         pytest.param("[x for x in range(3)]\nlen(df)", [], None, id="comprehension-and-builtin"),
         pytest.param("helper(df)", [], None, id="function-in-inventory"),
         pytest.param("df['amount']", [], ("pandas-missing-column", 1), id="missing-column"),
         pytest.param("df['Amount']", [], None, id="existing-column"),
-        pytest.param("%matplotlib inline\nprint(undefined_x)", [], ("python-undefined-name", 2), id="magic-line"),
+        pytest.param(
+            "%matplotlib inline\nprint(undefined_x)",
+            [],
+            ("python-undefined-name", 2),
+            id="magic-line",
+        ),
     ],
 )
-def test_static_check(cell: str, pending: list[str] | None, expected: tuple[str, int] | None) -> None:
+def test_static_check(
+    cell: str, pending: list[str] | None, expected: tuple[str, int] | None
+) -> None:
     result = check_cell_static(cell, NAMES, SNAPSHOT, pending)
     if expected is None:
         assert result.findings == []

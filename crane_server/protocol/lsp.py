@@ -1,0 +1,90 @@
+"""The language server's extensions to LSP: notification, command arguments and settings.
+
+Documented in `protocol/README.md`; the JSON Schemas are generated from these Structs.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import msgspec
+
+KernelState = Literal["idle", "busy", "starting", "restarting", "dead", "unknown", "none"]
+BindingReason = Literal["command", "hint", "notebook-path", "history", "only-kernel", "none"]
+DiagnosticsMode = Literal["auto", "push", "pull"]
+LlmTrigger = Literal["command", "auto"]
+
+
+class KernelStatus(msgspec.Struct, kw_only=True):
+    """`crane/kernelStatus` (server -> client): which kernel a document is bound to."""
+
+    uri: str
+    kernel_id: str | None = None
+    connection_file: str | None = None
+    state: KernelState = "none"
+    reason: BindingReason = "none"
+    execution_count: int | None = None
+
+
+class AttachKernelArgs(msgspec.Struct, kw_only=True):
+    """`crane.attachKernel` argument: bind `uri` to a kernel (a file wins over an id)."""
+
+    uri: str
+    connection_file: str | None = None
+    kernel_id: str | None = None
+
+
+class KernelListEntry(msgspec.Struct, kw_only=True):
+    """One item of `crane.listKernels`'s result."""
+
+    kernel_id: str | None
+    connection_file: str
+    notebook_path: str | None = None
+    state: str = "unknown"
+    bound_documents: list[str] = msgspec.field(default_factory=list)
+
+
+class CellArgs(msgspec.Struct, kw_only=True):
+    """`crane.check` / `crane.showPrompt` argument: a cell by URI and a line inside it.
+
+    For notebooks `uri` is the cell's URI (line may be omitted); for virtual documents and
+    percent scripts it is the document's URI and `line` (0-based) picks the cell.
+    """
+
+    uri: str
+    line: int = 0
+
+
+class CheckCommandResult(msgspec.Struct, kw_only=True):
+    """`crane.check`'s result: what the LLM said about the cell."""
+
+    uri: str
+    crash: bool | None = None
+    diagnoses: int = 0
+    error: str | None = None
+
+
+class LlmOptions(msgspec.Struct, kw_only=True, forbid_unknown_fields=False):
+    """The `llm` group of the settings."""
+
+    trigger: LlmTrigger = "command"
+    model: str | None = None
+    setting: str = "runtime"
+
+
+class ServerSettings(msgspec.Struct, kw_only=True, forbid_unknown_fields=False):
+    """`initializationOptions` and `workspace/didChangeConfiguration` `settings.crane`.
+
+    Unknown keys are ignored; a value of the wrong type makes the whole group fall back to
+    its defaults with a warning.
+    """
+
+    debounce_ms: int = 300
+    diagnostics: DiagnosticsMode = "push"
+    connection_file: str | None = None
+    kernel_id: str | None = None
+    hover: bool = True
+    information_for_executed: bool = True
+    check_timeout_s: float = 5.0
+    kernel_heartbeat_s: float = 5.0
+    llm: LlmOptions = msgspec.field(default_factory=LlmOptions)
