@@ -1,0 +1,134 @@
+"""Judge every code cell of a document against the current state of its kernel."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from crane_server.documents import Cell, CellDocument
+from crane_server.engine import CheckOptions, check_cell, check_cell_static
+from crane_server.errors import CraneError, KernelBusy
+from crane_server.kernels.session import KernelSession
+from crane_server.protocol import CheckResult, NameInventory
+
+log = logging.getLogger(__name__)
+
+# The kernel runs shell requests one at a time anyway, and with several in flight replies
+# were seen to go missing after another client executed code (ipykernel 7): one at a time.
+MAX_CONCURRENT_PROBES = 1
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+@dataclass
+class DocumentVerdict:
+    """Results per cell index, with what they were computed from."""
+
+    version: int
+    execution_count: int | None
+    results: dict[int, CheckResult] = field(default_factory=dict)
+    by_text: dict[str, CheckResult] = field(default_factory=dict)
+    static: bool = False
+    elapsed_ms: float = 0.0
+    reused: int = 0
+
+    def reusable(self, execution_count: int | None) -> dict[str, CheckResult]:
+        """Results still valid for a kernel at `execution_count` (same state, same text)."""
+        if self.static or execution_count != self.execution_count:
+            return {}
+        return self.by_text
+
+
+def touched_by(code: str) -> Callable[[Cell], bool]:
+    """A test for cells that mention a name the executed `code` mentions (checked first)."""
+    names = set(_IDENTIFIER.findall(code))
+    return lambda cell: bool(names.intersection(_IDENTIFIER.findall(cell.text)))
+
+
+async def check_document(
+    session: KernelSession,
+    document: CellDocument,
+    *,
+    timeout: float = 5.0,
+    previous_verdict: DocumentVerdict | None = None,
+    first: Callable[[Cell], bool] | None = None,
+    on_partial: Callable[[DocumentVerdict], None] | None = None,
+) -> DocumentVerdict:
+    """Check every code cell; a busy kernel gets the static check from its inventory.
+
+    Cells whose text was already judged against the same kernel state (same execution
+    count) reuse that result, so an edit costs one probe, not one per cell; identical cells
+    are checked once. With `first`, the cells it selects are checked and handed to
+    `on_partial` before the others.
+    """
+    started = time.perf_counter()
+    verdict = DocumentVerdict(version=document.version, execution_count=session.execution_count)
+    known = previous_verdict.reusable(session.execution_count) if previous_verdict else {}
+    cells = document.checked_cells
+    sources = [cell.text for cell in cells]
+    executed = [cell.text for cell in cells if cell.executed_unchanged]
+    busy = session.state == "busy"
+    inventory: NameInventory | None = None
+    if busy:
+        inventory = await asyncio.wait_for(session.inventory(timeout=timeout), timeout + 1)
+    limit = asyncio.Semaphore(MAX_CONCURRENT_PROBES)
+    options = CheckOptions(timeout=timeout)
+    pending: dict[str, asyncio.Task[CheckResult | None]] = {}
+
+    async def judge(position: int, cell: Cell) -> CheckResult | None:
+        async with limit:
+            try:
+                if busy:
+                    assert inventory is not None
+                    static: CheckResult = check_cell_static(
+                        cell.text, inventory, None, session.pending_code
+                    )
+                    return static
+                return await asyncio.wait_for(
+                    check_cell(
+                        session,
+                        cell.text,
+                        executed_cells=executed,
+                        notebook_cells=sources,
+                        target_index=position,
+                        options=options,
+                    ),
+                    timeout + 1,
+                )
+            except KernelBusy:
+                verdict.static = True
+                return None
+            except (CraneError, TimeoutError) as exc:
+                log.info("cell %d of %s not checked: %r", cell.index, document.uri, exc)
+                return None
+
+    async def one(position: int, cell: Cell) -> None:
+        if not busy and cell.text in known:
+            verdict.results[cell.index] = verdict.by_text[cell.text] = known[cell.text]
+            verdict.reused += 1
+            return
+        task = pending.get(cell.text)
+        if task is None:
+            task = pending[cell.text] = asyncio.ensure_future(judge(position, cell))
+        result = await task
+        if result is not None:
+            verdict.results[cell.index] = verdict.by_text[cell.text] = result
+
+    order = list(enumerate(cells))
+    try:
+        if first is not None:
+            early = [(p, c) for p, c in order if first(c)]
+            order = [(p, c) for p, c in order if not first(c)]
+            await asyncio.gather(*(one(p, c) for p, c in early))
+            if on_partial is not None and early and order:
+                on_partial(verdict)
+        await asyncio.gather(*(one(p, c) for p, c in order))
+    finally:
+        for task in pending.values():
+            task.cancel()
+    verdict.static = verdict.static or busy
+    verdict.elapsed_ms = (time.perf_counter() - started) * 1000.0
+    return verdict

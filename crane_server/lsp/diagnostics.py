@@ -1,0 +1,114 @@
+"""Turn findings about cells into LSP diagnostics placed on the lines the editor shows."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+from lsprotocol import types
+
+from crane_server.documents import Cell, CellDocument
+from crane_server.protocol import Finding
+
+SEVERITIES = {
+    "error": types.DiagnosticSeverity.Error,
+    "warning": types.DiagnosticSeverity.Warning,
+    "information": types.DiagnosticSeverity.Information,
+    "hint": types.DiagnosticSeverity.Hint,
+}
+CRANE_SOURCES = ("crane", "crane-llm")
+
+
+def _message(finding: Finding, *, executed: bool) -> str:
+    text = finding.message
+    if finding.exception and not text.startswith(finding.exception):
+        text = f"{finding.exception}: {text}"
+    if executed:
+        text = f"This cell already ran; re-running it now would raise {text}"
+    if finding.fix:
+        text = f"{text}\nFix: {finding.fix}"
+    return text
+
+
+def _line_length(cell: Cell, line: int) -> int:
+    lines = cell.text.split("\n")
+    return len(lines[line]) if 0 <= line < len(lines) else 0
+
+
+def finding_range(
+    document: CellDocument, cell: Cell, finding: Finding
+) -> tuple[str, types.Range] | None:
+    """Return where a finding shows: (URI, range), or None if its line is not in the cell."""
+    line = max(finding.line - 1, 0)
+    start = document.locate(cell, line)
+    if start is None:
+        return None
+    end_line = max((finding.end_line or finding.line) - 1, line)
+    end = document.locate(cell, end_line) or start
+    end_column = finding.end_column
+    if end_column is None or (end_line == line and end_column <= finding.column):
+        end_column = max(_line_length(cell, end_line), finding.column + 1)
+    return start[0], types.Range(
+        start=types.Position(line=start[1], character=max(finding.column, 0)),
+        end=types.Position(line=end[1], character=end_column),
+    )
+
+
+def to_diagnostic(
+    document: CellDocument, cell: Cell, finding: Finding, *, note_executed: bool = True
+) -> tuple[str, types.Diagnostic] | None:
+    """One finding as (URI, Diagnostic); a cell that already ran gets at most Information."""
+    placed = finding_range(document, cell, finding)
+    if placed is None:
+        return None
+    uri, where = placed
+    severity = SEVERITIES.get(finding.severity, types.DiagnosticSeverity.Warning)
+    executed = cell.executed_unchanged and severity < types.DiagnosticSeverity.Information
+    if executed:
+        if not note_executed:
+            return None
+        severity = types.DiagnosticSeverity.Information
+    related = None
+    code_cells = document.checked_cells
+    if finding.related_cell is not None and 0 <= finding.related_cell < len(code_cells):
+        producer = document.locate(code_cells[finding.related_cell], 0)
+        if producer is not None:
+            related = [
+                types.DiagnosticRelatedInformation(
+                    location=types.Location(
+                        uri=producer[0],
+                        range=types.Range(
+                            start=types.Position(line=producer[1], character=0),
+                            end=types.Position(line=producer[1], character=0),
+                        ),
+                    ),
+                    message="the value was produced here",
+                )
+            ]
+    data: dict[str, Any] = {
+        "finding": msgspec.to_builtins(finding),
+        "cell": cell.index,
+        "document": document.uri,
+        "version": document.version,
+    }
+    return uri, types.Diagnostic(
+        range=where,
+        message=_message(finding, executed=executed),
+        severity=severity,
+        source=finding.source,
+        code=finding.code,
+        related_information=related,
+        data=data,
+    )
+
+
+def finding_of(diagnostic: types.Diagnostic) -> tuple[Finding, int, str] | None:
+    """Recover (finding, cell index, document URI) from a crane diagnostic's data."""
+    data = diagnostic.data
+    if diagnostic.source not in CRANE_SOURCES or not isinstance(data, dict):
+        return None
+    try:
+        finding = msgspec.convert(data["finding"], Finding)
+        return finding, int(data["cell"]), str(data["document"])
+    except (KeyError, TypeError, ValueError, msgspec.ValidationError):
+        return None

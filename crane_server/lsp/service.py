@@ -1,0 +1,336 @@
+"""The server's state: open documents, their kernels, scheduled checks and published results."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+
+from crane_server.documents import Cell, CellDocument, normalise_source
+from crane_server.errors import CraneError
+from crane_server.kernels.events import ExecutionFinished, KernelDied, KernelEvent, KernelRestarted
+from crane_server.kernels.session import KernelSession
+from crane_server.lsp.binding import NO_KERNEL, Binding, resolve_binding
+from crane_server.lsp.checks import DocumentVerdict, check_document, touched_by
+from crane_server.lsp.diagnostics import to_diagnostic
+from crane_server.lsp.kernels import KernelRegistry
+from crane_server.lsp.tasks import TaskOwner
+from crane_server.protocol.lsp import AttachKernelArgs, KernelStatus, ServerSettings
+
+log = logging.getLogger(__name__)
+
+KERNEL_STATUS = "crane/kernelStatus"
+MAX_RETRIES = 3
+RETRY_DELAY_S = 0.5
+Diagnostics = dict[str, list[types.Diagnostic]]
+
+
+@dataclass
+class OpenDocument:
+    """A document the client has open, its kernel and what we last showed for it."""
+
+    document: CellDocument
+    binding: Binding = NO_KERNEL
+    bound: bool = False
+    explicit: AttachKernelArgs | None = None
+    rules: Diagnostics = field(default_factory=dict)
+    llm: dict[int, tuple[str, Diagnostics]] = field(default_factory=dict)
+    shown: Diagnostics = field(default_factory=dict)
+    last_verdict: DocumentVerdict | None = None
+    retries: int = 0
+
+
+class CraneService:
+    """Everything the LSP handlers delegate to; owns every background task."""
+
+    def __init__(self, server: LanguageServer) -> None:
+        self.server = server
+        self.settings = ServerSettings()
+        self.tasks = TaskOwner()
+        self.registry = KernelRegistry(self._on_kernel_event)
+        self.documents: dict[str, OpenDocument] = {}
+        self.refreshes = 0
+        self.auto_llm: Callable[[OpenDocument, Cell], Coroutine[Any, Any, None]] | None = None
+
+    # -- documents -------------------------------------------------------------------------
+
+    def open(self, document: CellDocument) -> None:
+        self.documents[document.uri] = OpenDocument(document=document)
+        self.schedule(document.uri, delay=0.0)
+
+    def update(self, document: CellDocument) -> None:
+        """Take a new version of a document; clear what was shown for vanished URIs now."""
+        current = self.documents.get(document.uri)
+        if current is None:
+            self.open(document)
+            return
+        current.document = document
+        live = set(document.uris())
+        for uri in [uri for uri in current.shown if uri not in live]:
+            current.rules.pop(uri, None)
+            self._show(current, uri, [])
+        self.schedule(document.uri, delay=self.settings.debounce_ms / 1000.0)
+
+    def close(self, uri: str) -> None:
+        current = self.documents.pop(uri, None)
+        self.tasks.cancel(("check", uri))
+        if current is not None:
+            for shown in list(current.shown):
+                self._show(current, shown, [])
+
+    def owner_of(self, uri: str) -> OpenDocument | None:
+        """The open document that shows `uri` (the document itself or one of its cells)."""
+        found = self.documents.get(uri)
+        if found is not None:
+            return found
+        for candidate in self.documents.values():
+            if uri in candidate.document.uris():
+                return candidate
+        return None
+
+    def locate_cell(self, uri: str, line: int) -> tuple[OpenDocument, Cell, int] | None:
+        owner = self.owner_of(uri)
+        if owner is None:
+            return None
+        found = owner.document.find(uri, line)
+        return None if found is None else (owner, found[0], found[1])
+
+    # -- kernels ---------------------------------------------------------------------------
+
+    async def attach(self, args: AttachKernelArgs) -> KernelStatus:
+        """Bind a document to the kernel named by the command; raise when impossible."""
+        owner = self.owner_of(args.uri)
+        if owner is None:
+            raise CraneError(f"no open document {args.uri}")
+        binding = await resolve_binding(
+            self.registry, owner.document, explicit=args, settings=self.settings
+        )
+        owner.explicit, owner.binding, owner.bound = args, binding, True
+        owner.last_verdict = None
+        self.send_status(owner)
+        self.schedule(owner.document.uri, delay=0.0)
+        return self.status(owner)
+
+    def status(self, owner: OpenDocument) -> KernelStatus:
+        session = owner.binding.session
+        if session is None:
+            return KernelStatus(uri=owner.document.uri)
+        state = (
+            session.state
+            if session.state in ("idle", "busy", "starting", "restarting", "dead")
+            else "unknown"
+        )
+        return KernelStatus(
+            uri=owner.document.uri,
+            kernel_id=session.kernel_id,
+            connection_file=str(session.connection_file),
+            state=state,  # type: ignore[arg-type]
+            reason=owner.binding.reason,
+            execution_count=session.execution_count,
+        )
+
+    def send_status(self, owner: OpenDocument) -> None:
+        self.server.protocol.notify(KERNEL_STATUS, msgspec.to_builtins(self.status(owner)))
+
+    async def _bind(self, owner: OpenDocument) -> None:
+        try:
+            owner.binding = await resolve_binding(
+                self.registry, owner.document, explicit=owner.explicit, settings=self.settings
+            )
+        except CraneError as exc:
+            owner.binding = NO_KERNEL
+            self.warn(f"crane: no kernel for {owner.document.uri}: {exc}")
+        owner.bound = True
+        owner.last_verdict = None
+        self.send_status(owner)
+
+    def _on_kernel_event(self, session: KernelSession, event: KernelEvent) -> None:
+        for owner in list(self.documents.values()):
+            if owner.binding.session is not session:
+                continue
+            if isinstance(event, ExecutionFinished):
+                self.schedule(owner.document.uri, delay=0.0, executed_code=event.code)
+            elif isinstance(event, KernelRestarted):
+                owner.last_verdict = None
+                self.schedule(owner.document.uri, delay=0.0)
+            elif isinstance(event, KernelDied):
+                self.tasks.cancel(("check", owner.document.uri))
+                owner.rules.clear()
+                self._publish(owner)
+            self.send_status(owner)
+
+    # -- checking --------------------------------------------------------------------------
+
+    def schedule(self, uri: str, *, delay: float, executed_code: str | None = None) -> None:
+        """(Re)start the check of a document, cancelling the one it supersedes."""
+        self.tasks.replace(
+            ("check", uri), self._check(uri, delay, executed_code), name=f"check {uri}"
+        )
+
+    async def _check(self, uri: str, delay: float, executed_code: str | None = None) -> None:
+        if delay > 0:
+            await asyncio.sleep(delay)  # the debounce: a newer edit cancels this task
+        owner = self.documents.get(uri)
+        if owner is None:
+            return
+        if not owner.bound:
+            await self._bind(owner)
+        session = owner.binding.session
+        document = owner.document
+        if session is None or session.state == "dead":
+            owner.rules.clear()
+            self._publish(owner)
+            return
+        document = self.mark_executed(document, session)
+        previous = owner.last_verdict
+
+        def current(verdict: DocumentVerdict) -> bool:
+            """False when the document or the kernel moved on (their own check is coming)."""
+            if self.documents.get(uri) is not owner or owner.document.version != document.version:
+                return False
+            return (
+                owner.binding.session is session
+                and session.execution_count == verdict.execution_count
+            )
+
+        def publish_partial(partial: DocumentVerdict) -> None:
+            if not current(partial):
+                return
+            same = previous is not None and previous.version == document.version
+            results = dict(previous.results) if previous and same else {}
+            results.update(partial.results)
+            merged = DocumentVerdict(partial.version, partial.execution_count, results=results)
+            owner.rules = self._rule_diagnostics(document, merged)
+            self._publish(owner)
+
+        try:
+            verdict = await check_document(
+                session,
+                document,
+                timeout=self.settings.check_timeout_s,
+                previous_verdict=previous,
+                first=touched_by(executed_code) if executed_code else None,
+                on_partial=publish_partial,
+            )
+        except (CraneError, TimeoutError) as exc:
+            log.info("checking %s failed: %r", uri, exc)
+            return
+        if not current(verdict):
+            return
+        owner.last_verdict = verdict
+        owner.rules = self._rule_diagnostics(document, verdict)
+        self._publish(owner)
+        missing = len(verdict.results) < len(document.checked_cells)
+        owner.retries = owner.retries + 1 if missing else 0
+        if missing and owner.retries <= MAX_RETRIES:
+            # some cells got no answer in time (a slow or hiccuping kernel): try them again
+            self.schedule(uri, delay=RETRY_DELAY_S * owner.retries)
+        if executed_code is None and previous is not None:
+            changed = [c for c in document.checked_cells if c.text not in previous.by_text]
+            self._auto_llm(owner, changed)
+
+    def _auto_llm(self, owner: OpenDocument, edited: list[Cell]) -> None:
+        """With `llm.trigger: auto`, ask the LLM about the cells an edit changed."""
+        if self.settings.llm.trigger != "auto" or self.auto_llm is None:
+            return
+        for cell in edited:
+            key = ("llm", owner.document.uri, cell.index)
+            self.tasks.replace(key, self.auto_llm(owner, cell), name=f"llm {cell.uri}")
+
+    def mark_executed(self, document: CellDocument, session: KernelSession) -> CellDocument:
+        executed = self.registry.executed_sources(session)
+        if not executed:
+            return document
+        cells = [
+            dataclasses.replace(cell, executed_unchanged=normalise_source(cell.text) in executed)
+            if cell.is_code
+            else cell
+            for cell in document.cells
+        ]
+        return dataclasses.replace(document, cells=cells)
+
+    def _rule_diagnostics(self, document: CellDocument, verdict: DocumentVerdict) -> Diagnostics:
+        found: Diagnostics = {uri: [] for uri in document.uris()}
+        for index, result in verdict.results.items():
+            cell = document.cell(index)
+            if cell is None:
+                continue
+            for finding in result.findings:
+                placed = to_diagnostic(
+                    document, cell, finding, note_executed=self.settings.information_for_executed
+                )
+                if placed is not None:
+                    found.setdefault(placed[0], []).append(placed[1])
+        return found
+
+    def set_llm(self, owner: OpenDocument, cell: Cell, diagnostics: Diagnostics) -> None:
+        owner.llm[cell.index] = (cell.text, diagnostics)
+        self._publish(owner)
+
+    # -- publishing ------------------------------------------------------------------------
+
+    @property
+    def pull_mode(self) -> bool:
+        if self.settings.diagnostics == "push":
+            return False
+        capabilities = self.server.client_capabilities
+        text = capabilities.text_document if capabilities else None
+        workspace = capabilities.workspace if capabilities else None
+        supports_pull = bool(text and text.diagnostic)
+        supports_refresh = bool(
+            workspace and workspace.diagnostics and workspace.diagnostics.refresh_support
+        )
+        if self.settings.diagnostics == "pull":
+            return supports_pull
+        return supports_pull and supports_refresh
+
+    def diagnostics_for(self, uri: str) -> list[types.Diagnostic]:
+        owner = self.owner_of(uri)
+        return [] if owner is None else list(owner.shown.get(uri, []))
+
+    def _publish(self, owner: OpenDocument) -> None:
+        merged: Diagnostics = {uri: list(items) for uri, items in owner.rules.items()}
+        for index, (text, by_uri) in owner.llm.items():
+            cell = owner.document.cell(index)
+            if cell is None or cell.text != text:
+                continue
+            for uri, items in by_uri.items():
+                merged.setdefault(uri, []).extend(items)
+        for uri in set(owner.shown) | set(merged):
+            self._show(owner, uri, merged.get(uri, []))
+        if self.pull_mode:
+            self.refreshes += 1
+            self.server.workspace_diagnostic_refresh(None)
+
+    def _show(self, owner: OpenDocument, uri: str, items: list[types.Diagnostic]) -> None:
+        previous = owner.shown.get(uri)
+        if items:
+            owner.shown[uri] = items
+        else:
+            owner.shown.pop(uri, None)
+        if self.pull_mode or (previous is None and not items and uri not in owner.document.uris()):
+            return
+        self.server.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(uri=uri, diagnostics=items)
+        )
+
+    def warn(self, message: str) -> None:
+        log.warning("%s", message)
+        self.server.window_show_message(
+            types.ShowMessageParams(type=types.MessageType.Warning, message=message)
+        )
+
+    async def close_all(self) -> None:
+        await self.tasks.close()
+        await self.registry.close()
+
+    def describe(self) -> dict[str, Any]:
+        """A small view of the state, for logs."""
+        return {uri: self.status(owner).state for uri, owner in self.documents.items()}
