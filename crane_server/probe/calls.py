@@ -111,6 +111,9 @@ def walk_call(
     """The value a call to a user function returns, walking its body; UNKNOWN when unsure."""
     if has_star or parent.depth >= MAX_DEPTH or not parent.certain:
         return UNKNOWN
+    func = user.func
+    if func is not None and getattr(func, "__globals__", None) is not parent_namespace(parent):
+        return UNKNOWN  # defined in a module, not in the notebook: its globals are not ours
     found = function_ast(user)
     if found is None:
         return UNKNOWN
@@ -126,6 +129,12 @@ def walk_call(
         return UNKNOWN
     child = parent.child(node, bound, call_node, in_cell)
     return child.run_function()
+
+
+def parent_namespace(checker: Any) -> Any:
+    while checker.parent is not None:
+        checker = checker.parent
+    return checker.namespace
 
 
 def module_forward(obj: Any) -> Optional[UserFunction]:

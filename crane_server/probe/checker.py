@@ -144,6 +144,7 @@ class Checker:
         self.deadline = time.perf_counter() + TIME_BUDGET_S
         self.loop_depth = 0
         self.rule_errors: List[str] = []
+        self.loop_bound: List[Set[str]] = []  # names bound inside each enclosing loop
         # Set on child checkers that walk a user function's body.
         self.depth = 0
         self.parent: Optional["Checker"] = None
@@ -261,7 +262,8 @@ class Checker:
             return UNKNOWN
         if not self.names_unreliable and self.certain:
             bound_later = name in self.cell_bound
-            if not bound_later or self.loop_depth == 0:
+            in_loop = any(name in names for names in self.loop_bound)
+            if not bound_later or not in_loop:
                 if not bound_later:
                     self.report(rules_python.name_error(name, node), node)
                 else:
@@ -488,8 +490,11 @@ class Checker:
     def stmt_With(self, stmt: ast.With) -> None:
         known = True
         for item in stmt.items:
-            manager = self.eval(item.context_expr)
-            if not rules_python.non_suppressing_context(manager):
+            expr = item.context_expr
+            factory = self.callee(expr.func) if isinstance(expr, ast.Call) else None
+            manager = self.eval(expr)
+            if not (rules_python.non_suppressing_context(manager)
+                    or rules_python.non_suppressing_factory(factory)):
                 known = False
             if item.optional_vars is not None:
                 self.assign(item.optional_vars, UNKNOWN, item.context_expr)
@@ -503,6 +508,13 @@ class Checker:
         self.exec_block(stmt.finalbody)
 
     def stmt_While(self, stmt: ast.While) -> None:
+        self.loop_bound.append(assigned_names(stmt.body))
+        try:
+            self._while(stmt)
+        finally:
+            self.loop_bound.pop()
+
+    def _while(self, stmt: ast.While) -> None:
         iterations = 0
         was_certain = self.certain
         while iterations < MAX_UNROLL:
@@ -526,6 +538,7 @@ class Checker:
         items, complete = self.iterate(iterable, stmt.iter)
         was_certain = self.certain
         self.loop_depth += 1
+        self.loop_bound.append(assigned_names(stmt.body) | assigned_names([_target_stmt(stmt.target)]))
         try:
             if items is None:
                 self.assign(stmt.target, UNKNOWN, stmt.iter)
@@ -545,6 +558,7 @@ class Checker:
                 self.forget(assigned_names(stmt.body) | assigned_names([_target_stmt(stmt.target)]))
         finally:
             self.loop_depth -= 1
+            self.loop_bound.pop()
             self.certain = was_certain
         if stmt.orelse:
             self.uncertain_branches([stmt.orelse])

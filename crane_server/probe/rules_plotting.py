@@ -26,6 +26,56 @@ def on_attribute(chk: Any, node: ast.Attribute, base: Val) -> Any:
 
 
 def on_subscript(chk: Any, node: ast.Subscript, base: Val, key: Any) -> Any:
+    if isinstance(base.obj, AxesPlaceholder):
+        return Raise(
+            "matplotlib-axes-not-subscriptable",
+            "TypeError",
+            "'Axes' object is not subscriptable",
+            facts=["plt.subplots() with one row and one column returns a single Axes"],
+            fix="use ax directly, or create a grid (plt.subplots(nrows, ncols))",
+            node=node,
+        )
+    return None
+
+
+# Axes-level seaborn functions that look up string variables in `data` (seaborn 0.13).
+SEABORN_DATA_FUNCTIONS = frozenset(
+    """scatterplot lineplot histplot kdeplot ecdfplot boxplot violinplot boxenplot stripplot
+    swarmplot barplot pointplot countplot""".split()
+)
+SEABORN_VARIABLES = ("x", "y", "hue", "size", "style", "units", "weights")
+
+
+def _seaborn_data(site: CallSite, name: str) -> Any:
+    """A string variable that is neither a column nor an index level of `data`."""
+    from .values import closest_name, is_dataframe, preview
+
+    data = site.kwargs.get("data")
+    if not isinstance(data, Val) or not is_dataframe(data.obj) or data.fake:
+        return None
+    frame = data.obj
+    index_names = [n for n in frame.index.names if n is not None]
+    for variable in SEABORN_VARIABLES:
+        value = site.kwargs.get(variable)
+        if not isinstance(value, Val) or not isinstance(value.obj, str):
+            continue
+        if value.obj in frame.columns or value.obj in index_names:
+            continue
+        columns = list(frame.columns)
+        closest = closest_name(value.obj, columns)
+        key_node = next((k.value for k in site.node.keywords if k.arg == variable), None)
+        return Raise(
+            "seaborn-missing-column",
+            "ValueError",
+            "Could not interpret value `%s` for `%s`. An entry with this name does not appear in `data`."
+            % (value.obj, variable),
+            facts=["columns of data: %s" % preview(columns)],
+            fix=("use %r" % closest) if closest else None,
+            closest=closest,
+            node=site.node,
+            replace_node=key_node if closest else None,
+            replace_text=repr(closest) if closest else None,
+        )
     return None
 
 
@@ -53,6 +103,8 @@ def on_call(chk: Any, site: CallSite) -> Any:
     target = func.obj
     module = getattr(target, "__module__", "") or ""
     name = getattr(target, "__name__", "")
+    if module.startswith("seaborn") and name in SEABORN_DATA_FUNCTIONS and not site.has_star:
+        return _seaborn_data(site, name)
     if module.startswith("matplotlib"):
         if name == "subplots":
             return _subplots(site)

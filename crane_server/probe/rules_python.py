@@ -258,6 +258,17 @@ _VALUES: type = type({}.values())
 _ITEMS: type = type({}.items())
 
 
+def _exact_groupby(value: Val) -> bool:
+    """A pandas GroupBy over a whole (not sampled) frame: its groups may be iterated."""
+    groupby = loaded("pandas.core.groupby")
+    return (
+        groupby is not None
+        and isinstance(value.obj, groupby.GroupBy)
+        and not value.sampled
+        and not value.fake
+    )
+
+
 def iteration_items(value: Val, cap: int) -> Optional[Tuple[List[Any], bool]]:
     """The first `cap` items a for-loop over this value would see, and whether that is all."""
     obj = value.obj
@@ -291,6 +302,11 @@ def iteration_items(value: Val, cap: int) -> Optional[Tuple[List[Any], bool]]:
             if torch is not None and isinstance(obj, torch.Tensor) and obj.dim() > 0:
                 total = int(obj.shape[0])
                 items = list(obj[:cap])
+            elif _exact_groupby(value):
+                import itertools
+
+                total = int(obj.ngroups)
+                items = list(itertools.islice(iter(obj), cap))
             else:
                 from .rules_torch import loader_batch
 
@@ -327,6 +343,25 @@ def non_suppressing_context(manager: Any) -> bool:
     ):
         return True
     return root == "_io"
+
+
+def non_suppressing_factory(factory: Any) -> bool:
+    """`with torch.no_grad():`, `with np.errstate(...)`: library managers that never swallow."""
+    if not isinstance(factory, Val):
+        return False
+    obj = factory.obj
+    name = getattr(obj, "__name__", "")
+    module = getattr(obj, "__module__", None) or ""
+    known = {
+        "torch": ("no_grad", "enable_grad", "inference_mode", "set_grad_enabled", "autocast"),
+        "numpy": ("errstate", "printoptions"),
+        "pandas": ("option_context",),
+        "warnings": ("catch_warnings",),
+        "matplotlib": ("context", "rc_context"),
+        "seaborn": ("axes_style", "plotting_context"),
+        "contextlib": ("redirect_stdout", "redirect_stderr", "nullcontext"),
+    }
+    return name in known.get(module.split(".", 1)[0], ())
 
 
 def is_user_callable(func: Any) -> bool:
@@ -688,6 +723,21 @@ def on_call(chk: Any, site: CallSite) -> Any:
                 "TypeError",
                 "'NoneType' object is not callable",
                 facts=["the value is None"],
+                node=site.node,
+            )
+        if (
+            not callable(target)
+            and (is_plain_data(target) or is_library_object(target))
+            and not func.fake
+            and not isinstance(target, (AxesPlaceholder, FigurePlaceholder))
+        ):
+            kind = type(target).__name__
+            return Raise(
+                "python-not-callable",
+                "TypeError",
+                "'%s' object is not callable" % kind,
+                facts=["%s is a %s, not a function" % (site.name, kind)],
+                fix="drop the parentheses" if isinstance(site.node.func, ast.Attribute) else None,
                 node=site.node,
             )
         name = getattr(target, "__name__", None)

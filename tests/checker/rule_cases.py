@@ -573,3 +573,19 @@ CASES += [
     ),
     RuleCase("dataclass-output-ok", RECORD, "result = head(batch, labels=labels2)", None),
 ]
+
+CASES += [
+    RuleCase("assigned-after-loop", FRAME, "for c in ['Amount']:\n    out[c] = df[c] * 2\nout = pd.DataFrame()", "python-undefined-name", "NameError", 2),
+    RuleCase("assigned-in-loop-later", FRAME, "for i in range(2):\n    if i:\n        print(prev)\n    prev = i", None),
+    RuleCase("groupby-loop-append", FRAME, "out = pd.DataFrame(columns=['c', 's'])\nfor city, part in df.groupby('City'):\n    out = out.append({'c': city, 's': part['Amount'].sum()}, ignore_index=True)", "pandas-removed-api", "AttributeError", 3),
+    RuleCase("groupby-loop-concat", FRAME, "rows = []\nfor city, part in df.groupby('City'):\n    rows.append({'c': city, 's': part['Amount'].sum()})\nout = pd.DataFrame(rows)", None),
+    RuleCase("shape-called", FRAME, "rows, cols = df.shape()", "python-not-callable", "TypeError"),
+    RuleCase("shape-read", FRAME, "rows, cols = df.shape", None),
+    RuleCase("merge-missing-key", FRAME, "targets = pd.DataFrame({'city': ['Oslo'], 'goal': [1]})\ndf.groupby('City', as_index=False)['Amount'].sum().merge(targets, on='City')", "pandas-key-error", "KeyError", 2),
+    RuleCase("merge-left-right-on", FRAME, "targets = pd.DataFrame({'city': ['Oslo'], 'goal': [1]})\ndf.groupby('City', as_index=False)['Amount'].sum().merge(targets, left_on='City', right_on='city')", None),
+    RuleCase("single-axes-indexed", PLOT, "fig, ax = plt.subplots(figsize=(4, 3))\nax[0].plot([1, 2])\nplt.close('all')", "matplotlib-axes-not-subscriptable", "TypeError", 2),
+    RuleCase("seaborn-missing-column", PLOT, "sns.histplot(data=df, x='amount')", "seaborn-missing-column", "ValueError"),
+    RuleCase("seaborn-missing-hue", PLOT, "sns.scatterplot(data=df, x='Amount', y='Class', hue='city')\nplt.close('all')", "seaborn-missing-column", "ValueError"),
+    RuleCase("seaborn-columns-ok", PLOT, "sns.scatterplot(data=df, x='Amount', y='Class', hue='City')\nplt.close('all')", None),
+    RuleCase("no-grad-body-judged", TORCH, "with torch.no_grad():\n    out = layer(wide)", "torch-shape-mismatch", "RuntimeError", 2),
+]
