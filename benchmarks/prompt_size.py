@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
-from jupyter_client.manager import KernelManager  # noqa: TID251  (a script, not the daemon)
+from jupyter_client.manager import KernelManager
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 

@@ -11,7 +11,6 @@ Run: python scripts/make_corpus.py [--out tests/corpus]. The corpus test
 """
 
 # Cell sources are data: their lines are as long as a notebook author wrote them.
-# ruff: noqa: E501
 
 from __future__ import annotations
 

@@ -493,8 +493,10 @@ class Checker:
             expr = item.context_expr
             factory = self.callee(expr.func) if isinstance(expr, ast.Call) else None
             manager = self.eval(expr)
-            if not (rules_python.non_suppressing_context(manager)
-                    or rules_python.non_suppressing_factory(factory)):
+            if not (
+                rules_python.non_suppressing_context(manager)
+                or rules_python.non_suppressing_factory(factory)
+            ):
                 known = False
             if item.optional_vars is not None:
                 self.assign(item.optional_vars, UNKNOWN, item.context_expr)
@@ -538,7 +540,9 @@ class Checker:
         items, complete = self.iterate(iterable, stmt.iter)
         was_certain = self.certain
         self.loop_depth += 1
-        self.loop_bound.append(assigned_names(stmt.body) | assigned_names([_target_stmt(stmt.target)]))
+        self.loop_bound.append(
+            assigned_names(stmt.body) | assigned_names([_target_stmt(stmt.target)])
+        )
         try:
             if items is None:
                 self.assign(stmt.target, UNKNOWN, stmt.iter)

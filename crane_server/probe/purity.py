@@ -63,7 +63,7 @@ def pure_method(receiver: Any, name: str, kwargs: Dict[str, Any]) -> bool:
     pd = loaded("pandas")
     groupby = loaded("pandas.core.groupby")
     if groupby is not None and isinstance(receiver, groupby.GroupBy):
-        return name not in PANDAS_IMPURE_METHODS and name not in ("get_group",) or name == "agg"
+        return (name not in PANDAS_IMPURE_METHODS and name not in ("get_group",)) or name == "agg"
     if pd is not None and isinstance(receiver, (pd.Index, pd.Categorical)):
         return not name.startswith("to_") and name not in PANDAS_IMPURE_METHODS
     if is_ndarray(receiver):

@@ -19,7 +19,7 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from jupyter_client.manager import KernelManager  # noqa: TID251 (the test harness owns its kernels)
+from jupyter_client.manager import KernelManager
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 

@@ -161,7 +161,7 @@ def _start_session(jupyter: JupyterServerProcess, path: str) -> tuple[str, str]:
 
 def _run_in_kernel(connection_file: str, code: str) -> None:
     """Run code in a kernel the Jupyter server owns, as a user's cell would."""
-    from jupyter_client import BlockingKernelClient  # noqa: TID251 (the test plays the user)
+    from jupyter_client import BlockingKernelClient
 
     client = BlockingKernelClient(connection_file=connection_file)
     client.load_connection_file()
