@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 
@@ -16,7 +15,8 @@ class JsonResult:
         return self.value
 
     def __repr__(self) -> str:
-        return json.dumps(self.value)[:200]
+        # IPython also formats text/plain for every user expression: keep that free.
+        return "<crane probe result>"
 
 
 def short_text(value: object, limit: int = 80) -> str:
