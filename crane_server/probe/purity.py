@@ -14,10 +14,9 @@ from .values import is_dataframe, is_ndarray, is_series, is_tensor, loaded
 PANDAS_IMPURE_METHODS = frozenset(
     """insert pop update set_axis __setitem__ __delitem__ to_csv to_excel to_parquet to_pickle
     to_json to_sql to_hdf to_feather to_html to_latex to_markdown to_clipboard to_stata to_gbq
-    to_orc to_xml to_string plot hist boxplot info apply applymap map transform agg aggregate
-    pipe filter sample style memory_usage __array__ itertuples iterrows items iteritems
-    to_records to_dict update where mask clip resample rolling expanding ewm eval query
-    from_dict""".split()
+    to_orc to_xml to_string plot hist boxplot info sample style memory_usage __array__
+    itertuples iterrows items iteritems to_records to_dict resample rolling expanding ewm eval
+    query from_dict""".split()
 )
 
 # Methods of numpy arrays that mutate or perform I/O.
@@ -43,10 +42,17 @@ TORCH_IMPURE_METHODS = frozenset(
     detach_ tolist item""".split()
 )
 
+TORCH_RANDOM_FUNCTIONAL = frozenset(
+    """dropout dropout1d dropout2d dropout3d alpha_dropout feature_alpha_dropout rrelu
+    gumbel_softmax""".split()
+)
+
 TORCH_PURE_FUNCTIONS = frozenset(
     """cat concat stack hstack vstack matmul mm bmm mv dot tensordot einsum reshape flatten
     squeeze unsqueeze transpose permute cross_entropy argmax argmin max min sum mean where
-    zeros_like ones_like full_like empty_like tensor as_tensor from_numpy""".split()
+    zeros_like ones_like full_like empty_like tensor as_tensor from_numpy log_softmax softmax
+    sigmoid relu tanh exp log abs sqrt clamp topk sort gather index_select masked_fill
+    squeeze unsqueeze chunk split flatten mean std var numel""".split()
 )
 
 
@@ -63,7 +69,7 @@ def pure_method(receiver: Any, name: str, kwargs: Dict[str, Any]) -> bool:
     pd = loaded("pandas")
     groupby = loaded("pandas.core.groupby")
     if groupby is not None and isinstance(receiver, groupby.GroupBy):
-        return (name not in PANDAS_IMPURE_METHODS and name not in ("get_group",)) or name == "agg"
+        return name not in PANDAS_IMPURE_METHODS
     if pd is not None and isinstance(receiver, (pd.Index, pd.Categorical)):
         return not name.startswith("to_") and name not in PANDAS_IMPURE_METHODS
     if is_ndarray(receiver):
@@ -94,6 +100,8 @@ def pure_function(func: Any) -> bool:
     if root == "pandas":
         pd = loaded("pandas")
         return pd is not None and name in PANDAS_PURE_FUNCTIONS and getattr(pd, name, None) is func
+    if module == "torch.nn.functional":
+        return name not in TORCH_RANDOM_FUNCTIONAL
     if root == "torch":
         torch = loaded("torch")
         return (

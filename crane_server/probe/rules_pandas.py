@@ -280,6 +280,11 @@ def on_call(chk: Any, site: CallSite) -> Any:
 def _read_rule(site: CallSite) -> Any:
     import os
 
+    from .rules_python import signature_rule
+
+    bad_call = signature_rule(site)
+    if bad_call is not None:
+        return bad_call
     path = site.arg(0, "filepath_or_buffer")
     if (
         isinstance(path, Val)

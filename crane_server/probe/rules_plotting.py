@@ -97,6 +97,8 @@ def on_call(chk: Any, site: CallSite) -> Any:
     if isinstance(func, BoundMethod) and isinstance(func.receiver.obj, AxesPlaceholder):
         if func.name == "imshow":
             return _imshow(site)
+        if func.name in XY_CHECKS:
+            return XY_CHECKS[func.name](site) or Result(UNKNOWN)
         return Result(UNKNOWN)
     if not isinstance(func, Val):
         return None
@@ -112,6 +114,8 @@ def on_call(chk: Any, site: CallSite) -> Any:
             return _imshow(site)
         if name == "subplot":
             return _subplot(site)
+        if name in XY_CHECKS and module.startswith("matplotlib.pyplot"):
+            return XY_CHECKS[name](site)
     return None
 
 
@@ -192,3 +196,96 @@ def _imshow(site: CallSite) -> Any:
     if len(shape) == 3 and shape[-1] == 1:
         return Result(UNKNOWN)
     return Result(UNKNOWN)
+
+
+def _data_shape(value: Any) -> Optional[Tuple[int, ...]]:
+    """The shape matplotlib sees for array-like data (lists, arrays, Series), if certain."""
+    if not isinstance(value, Val) or value.fake or (value.sampled and value.rows is None):
+        return None
+    obj = value.obj
+    if type(obj) in (list, tuple, range):
+        if any(type(item) in (list, tuple) for item in obj):
+            return None
+        return (len(obj),)
+    if isinstance(obj, (int, float)) and not isinstance(obj, bool):
+        return ()
+    from .values import is_dataframe, is_ndarray, is_series, true_shape
+
+    if is_ndarray(obj) or is_series(obj) or is_dataframe(obj):
+        return true_shape(value)
+    pd = loaded("pandas")
+    if pd is not None and isinstance(obj, pd.Index):
+        return (len(obj),)
+    return None
+
+
+def _plot_xy(site: CallSite) -> Any:
+    args = site.args
+    if site.has_star or not (
+        len(args) == 2
+        or (len(args) == 3 and isinstance(args[2], Val) and isinstance(args[2].obj, str))
+    ):
+        return None
+    x, y = _data_shape(args[0]), _data_shape(args[1])
+    if not x or not y or x[0] == y[0]:
+        return None
+    return Raise(
+        "matplotlib-xy-length",
+        "ValueError",
+        "x and y must have same first dimension, but have shapes %s and %s" % (x, y),
+        facts=["x has shape %s, y has shape %s" % (x, y)],
+        fix="plot values of the same length (e.g. trim or align both to the same index)",
+        node=site.node,
+    )
+
+
+def _size(shape: Tuple[int, ...]) -> int:
+    total = 1
+    for dim in shape:
+        total *= dim
+    return total
+
+
+def _scatter_xy(site: CallSite) -> Any:
+    x = _data_shape(site.arg(0, "x"))
+    y = _data_shape(site.arg(1, "y"))
+    if x is None or y is None or _size(x) == _size(y):
+        return None
+    return Raise(
+        "matplotlib-xy-length",
+        "ValueError",
+        "x and y must be the same size",
+        facts=["x has %d values, y has %d" % (_size(x), _size(y))],
+        fix="scatter values of the same length",
+        node=site.node,
+    )
+
+
+def _bar(site: CallSite, horizontal: bool) -> Any:
+    first = _data_shape(site.arg(0, "y" if horizontal else "x"))
+    second = _data_shape(site.arg(1, "width" if horizontal else "height"))
+    if first is None or second is None or len(first) != 1 or len(second) != 1:
+        return None
+    if first[0] == second[0] or 1 in (first[0], second[0]):
+        return None
+    if horizontal:
+        pair = "'width' with shape %s and 'y' with shape %s" % (second, first)
+    else:
+        pair = "'x' with shape %s and 'height' with shape %s" % (first, second)
+    return Raise(
+        "matplotlib-xy-length",
+        "ValueError",
+        "shape mismatch: objects cannot be broadcast to a single shape.  Mismatch is between %s."
+        % pair,
+        facts=["%d positions but %d bar lengths" % (first[0], second[0])],
+        fix="give one bar length per position",
+        node=site.node,
+    )
+
+
+XY_CHECKS = {
+    "plot": _plot_xy,
+    "scatter": _scatter_xy,
+    "bar": lambda site: _bar(site, horizontal=False),
+    "barh": lambda site: _bar(site, horizontal=True),
+}

@@ -185,10 +185,25 @@ def unpack(value: Any, count: int, starred: bool, node: ast.AST) -> Any:
     obj = value.obj
     if type(obj) not in (tuple, list, str, dict, range, set):
         np = loaded("numpy")
-        if np is None or type(obj) is not np.ndarray or obj.ndim == 0:
+        pd = loaded("pandas")
+        if np is not None and type(obj) is np.ndarray and obj.ndim > 0:
+            items = list(obj[: count + 1])
+            length = int(obj.shape[0])
+        elif pd is not None and isinstance(obj, (pd.Series, pd.Index)) and not value.fake:
+            items = (
+                list(obj[: count + 1]) if isinstance(obj, pd.Index) else list(obj.iloc[: count + 1])
+            )
+            length = len(obj)
+        elif _not_iterable(obj):
+            return Raise(
+                "python-unpack",
+                "TypeError",
+                "cannot unpack non-iterable %s object" % type(obj).__name__,
+                facts=["the value is a %s" % type(obj).__name__],
+                node=node,
+            )
+        else:
             return None
-        items = list(obj[: count + 1])
-        length = int(obj.shape[0])
     else:
         items = list(obj)[: count + 1]
         length = len(obj)
@@ -218,6 +233,14 @@ def unpack(value: Any, count: int, starred: bool, node: ast.AST) -> Any:
         )
     origin = "standin" if value.origin == "standin" else ""
     return Result([Val(i, fake=value.fake, origin=origin) for i in items])
+
+
+def _not_iterable(obj: Any) -> bool:
+    """Library or builtin values whose type cannot be iterated (int, None, an estimator, ...)."""
+    if not (is_plain_data(obj) or is_library_object(obj)):
+        return False
+    kind = type(obj)
+    return not any(hasattr(kind, hook) for hook in ("__iter__", "__getitem__"))
 
 
 def compare(left: Val, op: ast.cmpop, right: Val) -> Any:
@@ -752,7 +775,7 @@ def on_call(chk: Any, site: CallSite) -> Any:
             return _open_rule(site)
     if site.has_star:
         return None
-    return _signature_rule(site)
+    return signature_rule(site)
 
 
 def _open_rule(site: CallSite) -> Any:
@@ -797,7 +820,7 @@ def _python_function(target: Any) -> Optional[Tuple[Any, bool]]:
     return None
 
 
-def _signature_rule(site: CallSite) -> Any:
+def signature_rule(site: CallSite) -> Any:
     func = site.func
     target: Any = None
     bound_self = False

@@ -211,6 +211,17 @@ def is_library_type(tp: type) -> bool:
 
 
 def is_library_object(obj: Any) -> bool:
+    """Defined by a library; functions, methods and partials are judged by their code's module."""
+    import functools
+    import types
+
+    if isinstance(obj, functools.partial):
+        return is_library_object(obj.func) and all(
+            is_library_object(a) or is_plain_data(a) for a in obj.args
+        )
+    if isinstance(obj, (types.FunctionType, types.MethodType)):
+        module = getattr(obj, "__module__", None) or "__main__"
+        return module.split(".", 1)[0] in LIBRARY_ROOTS
     return is_library_type(type(obj))
 
 

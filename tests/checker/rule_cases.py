@@ -656,3 +656,112 @@ CASES += [
         2,
     ),
 ]
+
+CASES += [
+    RuleCase(
+        "unpack-non-iterable",
+        ML,
+        "for i, (name, est) in {'lr': model}.items():\n    print(name)",
+        "python-unpack",
+        "TypeError",
+    ),
+    RuleCase(
+        "unpack-items-enumerated",
+        ML,
+        "for i, (name, est) in enumerate({'lr': model}.items()):\n    print(name)",
+        None,
+    ),
+    RuleCase(
+        "unpack-series",
+        FRAME,
+        "low, high = df['Amount'].agg(['min', 'max', 'mean'])",
+        "python-unpack",
+        "ValueError",
+    ),
+    RuleCase("unpack-series-ok", FRAME, "low, high = df['Amount'].agg(['min', 'max'])", None),
+    RuleCase(
+        "plot-x-y-length",
+        PLOT,
+        "plt.plot(np.arange(5), df['Amount'])\nplt.close('all')",
+        "matplotlib-xy-length",
+        "ValueError",
+    ),
+    RuleCase("plot-x-y-ok", PLOT, "plt.plot(np.arange(4), df['Amount'])\nplt.close('all')", None),
+    RuleCase(
+        "scatter-size",
+        PLOT,
+        "plt.scatter(df['Amount'], [1, 2, 3])\nplt.close('all')",
+        "matplotlib-xy-length",
+        "ValueError",
+    ),
+    RuleCase(
+        "bar-length",
+        PLOT,
+        "plt.bar(df['City'].unique(), df['Amount'])\nplt.close('all')",
+        "matplotlib-xy-length",
+        "ValueError",
+    ),
+    RuleCase(
+        "bar-grouped-ok",
+        PLOT,
+        "totals = df.groupby('City')['Amount'].sum()\nplt.bar(totals.index, totals)\nplt.close('all')",
+        None,
+    ),
+    RuleCase(
+        "axes-plot-length",
+        PLOT,
+        "fig, ax = plt.subplots()\nax.plot([1, 2, 3], [1, 2])\nplt.close('all')",
+        "matplotlib-xy-length",
+        "ValueError",
+        2,
+    ),
+    RuleCase(
+        "read-csv-bad-keyword",
+        FRAME,
+        "pd.read_csv('data.csv', delimeter=',')",
+        "python-call-signature",
+        "TypeError",
+    ),
+    RuleCase(
+        "groupby-agg-missing",
+        FRAME,
+        "df.groupby('City').agg({'Amount': 'sum', 'Tax': 'mean'})",
+        "pandas-key-error",
+        "KeyError",
+    ),
+    RuleCase(
+        "groupby-agg-ok", FRAME, "df.groupby('City').agg({'Amount': 'sum', 'Class': 'mean'})", None
+    ),
+    RuleCase(
+        "nll-batch",
+        TORCH,
+        "logp = torch.log_softmax(layer(batch), dim=1)\nnn.functional.nll_loss(logp, target.long()[:3])",
+        "torch-value-error",
+        "ValueError",
+        2,
+    ),
+    RuleCase(
+        "nll-ok",
+        TORCH,
+        "logp = torch.log_softmax(layer(batch), dim=1)\nnn.functional.nll_loss(logp, target.long())",
+        None,
+    ),
+]
+
+CASES += [
+    # functions given to library methods are never called unless a library defines them
+    RuleCase(
+        "apply-user-function-not-called",
+        FRAME + "calls = []\ndef tag(v):\n    calls.append(v)\n    return v\n",
+        "out = df['Amount'].apply(tag)\nout.sum()",
+        None,
+    ),
+    RuleCase(
+        "apply-library-function",
+        FRAME,
+        "out = df['Amount'].apply(np.log)\nout.iloc[10]",
+        "pandas-index-out-of-bounds",
+        "IndexError",
+        2,
+    ),
+]

@@ -75,3 +75,13 @@ def test_checker_does_not_mutate_namespace_objects(tmp_path: Any) -> None:
     assert namespace["df"] is frame
     assert frame.equals(before) and list(frame.columns) == list(before.columns)
     assert set(namespace) == names
+
+
+def test_user_functions_given_to_library_methods_are_not_called(tmp_path: Any) -> None:
+    case = next(c for c in CASES if c.id == "apply-user-function-not-called")
+    namespace = _namespace(case, tmp_path)
+    run_checker(
+        case.cell + "\nlabels = df['City'].map(tag)\nparts = df.groupby('City').apply(tag)",
+        namespace,
+    )
+    assert namespace["calls"] == []
