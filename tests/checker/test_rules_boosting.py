@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import warnings
-from typing import Any
-
 import pytest
 
-from crane_server.probe.checker import check_source
 from tests.checker.rule_cases import RuleCase
+from tests.checker.rule_harness import assert_prediction, real_exception
 
 BOOSTING = """
 import numpy as np
@@ -87,34 +84,13 @@ CASES = [
 ]
 
 
-def _namespace(case: RuleCase) -> dict[str, Any]:
-    namespace: dict[str, Any] = {"__name__": "__main__"}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        exec(compile(case.setup, "<setup>", "exec"), namespace)
-    return namespace
-
-
 @pytest.mark.parametrize("case", [pytest.param(c, id=c.id) for c in CASES])
 @pytest.mark.filterwarnings("ignore")
 def test_checker_prediction(case: RuleCase) -> None:
-    findings = check_source(case.cell, _namespace(case))
-    if case.code is None:
-        assert findings == [], f"false alarm on working code: {findings}"
-        return
-    assert findings, "no finding"
-    first = findings[0]
-    assert (first["code"], first["exception"]) == (case.code, case.exception)
-    assert first["line"] == case.line and first["message"]
+    assert_prediction(case)
 
 
 @pytest.mark.parametrize("case", [pytest.param(c, id=c.id) for c in CASES])
 @pytest.mark.filterwarnings("ignore")
 def test_real_run_confirms(case: RuleCase) -> None:
-    namespace = _namespace(case)
-    raised = None
-    try:
-        exec(compile(case.cell, "<cell>", "exec"), namespace)
-    except BaseException as exc:
-        raised = type(exc).__name__
-    assert raised == case.exception
+    assert real_exception(case) == case.exception

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import warnings
-from typing import Any
-
 import pytest
 
 from crane_server.probe.checker import check_source
 from tests.checker.rule_cases import RuleCase
+from tests.checker.rule_harness import assert_prediction, namespace_for, real_exception
 
 KERAS = """
 import numpy as np
@@ -257,46 +255,23 @@ CASES += [
 ]
 
 
-def _namespace(case: RuleCase) -> dict[str, Any]:
-    namespace: dict[str, Any] = {"__name__": "__main__"}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        exec(compile(case.setup, "<setup>", "exec"), namespace)
-    return namespace
-
-
 @pytest.mark.parametrize("case", [pytest.param(c, id=c.id) for c in CASES])
 @pytest.mark.filterwarnings("ignore")
 def test_checker_prediction(case: RuleCase) -> None:
-    findings = check_source(case.cell, _namespace(case))
-    if case.code is None:
-        assert findings == [], f"false alarm on working code: {findings}"
-        return
-    assert findings, "no finding"
-    first = findings[0]
-    assert (first["code"], first["exception"], first["line"]) == (
-        case.code,
-        case.exception,
-        case.line,
-    )
-    assert first["message"]
+    assert_prediction(case)
 
 
 @pytest.mark.parametrize("case", [pytest.param(c, id=c.id) for c in CASES])
 @pytest.mark.filterwarnings("ignore")
 def test_real_run_confirms(case: RuleCase) -> None:
-    namespace = _namespace(case)
-    raised = None
-    try:
-        exec(compile(case.cell, "<cell>", "exec"), namespace)
-    except BaseException as exc:
-        raised = type(exc).__name__
-    assert raised == case.exception
+    assert real_exception(case) == case.exception
 
 
 @pytest.mark.filterwarnings("ignore")
 def test_history_key_evidence() -> None:
-    finding = check_source("hist.history['acc']", _namespace(RuleCase("h", HISTORY, "", None)))[0]
+    finding = check_source("hist.history['acc']", namespace_for(RuleCase("h", HISTORY, "", None)))[
+        0
+    ]
     assert finding["evidence"]["closest"] == "accuracy"
     assert finding["replacements"][0]["new_text"] == "'accuracy'"
     assert "accuracy" in finding["evidence"]["facts"][0]
@@ -304,7 +279,7 @@ def test_history_key_evidence() -> None:
 
 @pytest.mark.filterwarnings("ignore")
 def test_checker_leaves_model_untouched() -> None:
-    namespace = _namespace(RuleCase("t", KERAS, "", None))
+    namespace = namespace_for(RuleCase("t", KERAS, "", None))
     model = namespace["clf"]
     weights = [w.copy() for w in model.get_weights()]
     cell = (
