@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import queue
 from collections.abc import Callable
 from typing import Any
 
@@ -18,6 +19,7 @@ Message = dict[str, Any]
 MessageHandler = Callable[[str, Message], None]
 
 CHANNELS = ("shell", "control", "iopub")
+READ_WAKEUP_S = 2.0
 
 
 class ChannelRouter:
@@ -74,7 +76,11 @@ class ChannelRouter:
     async def _read(self, name: str, channel: Any) -> None:
         while not self._closed:
             try:
-                message: Message = await channel.get_msg()
+                # A bounded wait: with many requests in flight on one socket, zmq's
+                # edge-triggered wake-up can be missed; the next wait sees what is queued.
+                message: Message = await channel.get_msg(timeout=READ_WAKEUP_S)
+            except queue.Empty:
+                continue
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # bad signature, truncated frames, closed socket

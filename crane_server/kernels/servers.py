@@ -7,12 +7,14 @@ import json
 import logging
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import httpx
 import msgspec
 
 from crane_server.protocol.jupyter_sessions import SESSION_MAP_PREFIX, SessionMap
+
+if TYPE_CHECKING:  # httpx is loaded only when a Jupyter server is running
+    import httpx
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +49,8 @@ async def _server_sessions(
         return {}
     base = url if url.endswith("/") else url + "/"
     headers = {"Authorization": f"token {info['token']}"} if info.get("token") else {}
+    import httpx
+
     try:
         response = await client.get(base + "api/sessions", headers=headers)
         response.raise_for_status()
@@ -85,6 +89,8 @@ async def server_links(runtime_dir: Path, *, timeout: float) -> dict[str, Notebo
     servers = [_read_json(path) for path in sorted(runtime_dir.glob("jpserver-*.json"))]
     servers = [info for info in servers if isinstance(info, dict)]
     if servers:
+        import httpx
+
         async with httpx.AsyncClient(timeout=timeout, trust_env=False) as client:
             results = await asyncio.gather(*(_server_sessions(client, info) for info in servers))
         for result in results:

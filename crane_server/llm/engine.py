@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import msgspec
+
+if TYPE_CHECKING:  # the openai SDK is loaded only when a model is asked
+    from crane_server.llm.client import LlmClient
 
 from crane_server.errors import CraneError
 from crane_server.llm.cache import LlmCache, cache_key
 from crane_server.llm.cell_uses import cell_uses
-from crane_server.llm.client import LlmClient
 from crane_server.llm.prompts import build_prompt, categories_for, check_mode
 from crane_server.protocol.findings import Evidence, Finding
 from crane_server.protocol.llm import LlmOutcome
@@ -85,7 +87,11 @@ async def check_cell_llm(
         if hit is not None:
             return msgspec.structs.replace(hit, cached=True)
     own_client = client is None
-    active = client or LlmClient(settings)
+    if client is None:
+        from crane_server.llm.client import LlmClient
+
+        client = LlmClient(settings)
+    active = client
     try:
         reply = await active.ask(prompt.system, prompt.user, task=task)
     finally:

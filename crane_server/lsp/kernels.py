@@ -30,7 +30,7 @@ class KernelRegistry:
         self._attach_timeout = attach_timeout
         self.heartbeat = 5.0
         self._sessions: dict[Path, KernelSession] = {}
-        self._pending: dict[Path, asyncio.Future[KernelSession]] = {}
+        self._pending: dict[Path, asyncio.Future[KernelSession]] = {}  # attaches in flight
         self._unsubscribe: dict[Path, Callable[[], None]] = {}
         self._executed: dict[Path, set[str]] = {}
 
@@ -43,33 +43,38 @@ class KernelRegistry:
         return self._executed.get(Path(session.connection_file), set())
 
     async def attach(self, connection_file: str | Path) -> KernelSession:
-        """Return the session of this kernel, attaching once even under concurrent calls."""
+        """Return the session of this kernel, attaching once even under concurrent calls.
+
+        The attach runs in a task of its own: a caller that is cancelled (a superseded check)
+        never leaves a half-attached session behind.
+        """
         path = Path(connection_file).expanduser().resolve()
         session = self._sessions.get(path)
         if session is not None and session.state != "dead":
             return session
         pending = self._pending.get(path)
-        if pending is not None:
-            return await asyncio.shield(pending)
-        future: asyncio.Future[KernelSession] = asyncio.get_running_loop().create_future()
-        self._pending[path] = future
+        if pending is None:
+            pending = asyncio.ensure_future(self._attach(path))
+            self._pending[path] = pending
+            pending.add_done_callback(lambda _: self._pending.pop(path, None))
+        return await asyncio.shield(pending)
+
+    async def _attach(self, path: Path) -> KernelSession:
+        if path in self._sessions:
+            await self._drop(path)
+        session = await KernelSession.attach(
+            path, timeout=self._attach_timeout, heartbeat=self.heartbeat
+        )
         try:
-            if session is not None:
-                await self._drop(path)
-            session = await KernelSession.attach(
-                path, timeout=self._attach_timeout, heartbeat=self.heartbeat
-            )
-            self._sessions[path] = session
-            self._executed[path] = await self._history(session)
-            self._unsubscribe[path] = session.subscribe(functools.partial(self._relay, session))
-            future.set_result(session)
-            return session
-        except BaseException as exc:
-            future.set_exception(exc)
-            future.exception()  # mark retrieved: waiters re-raise it themselves
+            executed = await self._history(session)
+            unsubscribe = session.subscribe(functools.partial(self._relay, session))
+        except BaseException:
+            await session.close()
             raise
-        finally:
-            self._pending.pop(path, None)
+        self._executed[path] = executed
+        self._unsubscribe[path] = unsubscribe
+        self._sessions[path] = session
+        return session
 
     async def attach_id(self, kernel_id: str) -> KernelSession:
         """Attach to a kernel known by its id (runtime dir file `kernel-<id>.json`)."""
