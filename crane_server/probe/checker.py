@@ -140,6 +140,12 @@ class Checker:
         self.certain = True
         self.names_unreliable = False
         self.cell_bound = assigned_names(tree.body)
+        # Magics (%run, %store -r, %time x = ...) run through get_ipython() and may bind names.
+        if any(
+            isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "get_ipython"
+            for n in ast.walk(tree)
+        ):
+            self.names_unreliable = True
         self.findings: List[Dict[str, Any]] = []
         self.deadline = time.perf_counter() + TIME_BUDGET_S
         self.loop_depth = 0
@@ -432,7 +438,10 @@ class Checker:
             self.bind(alias.asname or alias.name, value)
 
     def stmt_FunctionDef(self, stmt: ast.FunctionDef) -> None:
-        self.bind(stmt.name, Val(_user_function_from_ast(stmt), origin="cell"))
+        user = _user_function_from_ast(stmt)
+        if self.parent is not None:
+            user.node = None  # a nested function closes over this frame: never walked
+        self.bind(stmt.name, Val(user, origin="cell"))
 
     stmt_AsyncFunctionDef = stmt_FunctionDef
 

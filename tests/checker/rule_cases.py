@@ -765,3 +765,25 @@ CASES += [
         2,
     ),
 ]
+
+CLOSURE = (
+    FRAME
+    + """
+def make_scaler(k):
+    def scale(frame):
+        return frame['Amount'] * k
+    return scale
+
+scale2 = make_scaler(2)
+"""
+)
+
+CASES += [
+    RuleCase("closure-not-walked", CLOSURE, "out = scale2(df)\nout.sum()", None),
+    RuleCase(
+        "nested-cell-function",
+        FRAME,
+        "def outer(k):\n    def inner(v):\n        return v * k\n    return inner(3)\n\nouter(2)",
+        None,
+    ),
+]
