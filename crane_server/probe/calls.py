@@ -114,7 +114,8 @@ def walk_call(
     func = user.func
     if func is not None and getattr(func, "__globals__", None) is not parent_namespace(parent):
         return UNKNOWN  # defined in a module, not in the notebook: its globals are not ours
-    if func is not None and getattr(getattr(func, "__code__", None), "co_freevars", ()):
+    code = getattr(func, "__code__", None)
+    if code is not None and code.co_freevars:
         return UNKNOWN  # a closure: its free variables live in a frame we do not have
     found = function_ast(user)
     if found is None:
