@@ -78,7 +78,7 @@ def _context(owner: OpenDocument, cell: Cell) -> tuple[list[str], list[Finding]]
 
 
 def _llm_settings(service: CraneService) -> LlmSettings:
-    return resolve_settings(model=service.settings.llm.model)
+    return resolve_settings(model=service.settings.llm.model, privacy=service.settings.llm.privacy)
 
 
 async def check_with_llm(service: CraneService, arguments: tuple[Any, ...]) -> Any:

@@ -70,6 +70,7 @@ class LlmOptions(msgspec.Struct, kw_only=True, forbid_unknown_fields=False):
     trigger: LlmTrigger = "command"
     model: str | None = None
     setting: str = "runtime"
+    privacy: Literal["full", "schema", "types"] | None = None
 
 
 class ServerSettings(msgspec.Struct, kw_only=True, forbid_unknown_fields=False):
