@@ -151,6 +151,7 @@ class Checker:
         self.loop_depth = 0
         self.rule_errors: List[str] = []
         self.loop_bound: List[Set[str]] = []  # names bound inside each enclosing loop
+        self.wrapped: Dict[int, Any] = {}  # id of a namespace object -> its tracked form
         # Set on child checkers that walk a user function's body.
         self.depth = 0
         self.parent: Optional["Checker"] = None
@@ -261,7 +262,7 @@ class Checker:
             value = self.namespace[name]
             if id(value) in self.tainted:
                 return UNKNOWN
-            return from_namespace(value)
+            return self.wrap(value)
         if hasattr(builtins, name):
             return Val(getattr(builtins, name), origin="builtin")
         if name in INJECTED_NAMES or (name.startswith("_") and name.strip("_i").isdigit()):
@@ -284,10 +285,20 @@ class Checker:
             return False, UNKNOWN
         if name in self.namespace:
             value = self.namespace[name]
-            return True, (UNKNOWN if id(value) in self.tainted else from_namespace(value))
+            return True, (UNKNOWN if id(value) in self.tainted else self.wrap(value))
         if hasattr(builtins, name):
             return True, Val(getattr(builtins, name), origin="builtin")
         return name in self.cell_bound and self.loop_depth > 0, UNKNOWN
+
+    def wrap(self, value: Any) -> Any:
+        """The tracked form of a namespace object, computed once per walk (sampling is not free)."""
+        root = self
+        while root.parent is not None:
+            root = root.parent
+        key = id(value)
+        if key not in root.wrapped:
+            root.wrapped[key] = from_namespace(value)
+        return root.wrapped[key]
 
     def bind(self, name: str, value: Any) -> None:
         self.deleted.discard(name)
