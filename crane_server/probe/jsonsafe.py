@@ -17,12 +17,3 @@ class JsonResult:
     def __repr__(self) -> str:
         # IPython also formats text/plain for every user expression: keep that free.
         return "<crane probe result>"
-
-
-def short_text(value: object, limit: int = 80) -> str:
-    """Truncated text of a library value (never call this on user-defined objects)."""
-    try:
-        text = str(value)
-    except Exception:
-        return "<unprintable>"
-    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -65,10 +65,6 @@ def on_binop(chk: Any, node: ast.BinOp, left: Val, right: Val) -> Any:
     return None
 
 
-def _axis_error(exc: BaseException) -> bool:
-    return type(exc).__name__ == "AxisError"
-
-
 def on_call(chk: Any, site: CallSite) -> Any:
     np = loaded("numpy")
     if np is None:

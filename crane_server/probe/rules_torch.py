@@ -240,7 +240,3 @@ def _module_text(module: Any) -> str:
         return module.extra_repr() or type(module).__name__
     except Exception:
         return type(module).__name__
-
-
-def tensor_method_error(exc: BaseException, receiver: Any, name: str) -> Optional[str]:
-    return None

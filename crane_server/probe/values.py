@@ -191,12 +191,6 @@ class FittedModel:
         self.feature_names = feature_names
 
 
-def root_module(obj: Any) -> str:
-    """The top-level package that defines the type of `obj` (without calling user code)."""
-    module = getattr(type(obj), "__module__", None) or ""
-    return module.split(".", 1)[0]
-
-
 def type_root(tp: type) -> str:
     return (getattr(tp, "__module__", None) or "").split(".", 1)[0]
 
@@ -344,15 +338,6 @@ def from_namespace(obj: Any) -> Any:
     return Val(obj, origin="namespace")
 
 
-def describe_type(obj: Any) -> str:
-    tp = type(obj)
-    module = getattr(tp, "__module__", "") or ""
-    name = getattr(tp, "__qualname__", tp.__name__)
-    if module in ("builtins", ""):
-        return name
-    return "%s.%s" % (module.split(".")[0], name) if module.startswith("pandas") else name
-
-
 def shape_of(obj: Any) -> Optional[Tuple[int, ...]]:
     """Shape of a numpy array, tensor or pandas object, else None."""
     if is_ndarray(obj) or is_dataframe(obj) or is_series(obj):
@@ -372,12 +357,6 @@ def true_shape(value: Val) -> Optional[Tuple[int, ...]]:
     if value.sampled and value.rows is not None and shape:
         return (value.rows, *shape[1:])
     return shape
-
-
-def columns_of(obj: Any) -> Optional[List[Any]]:
-    if is_dataframe(obj):
-        return list(obj.columns)
-    return None
 
 
 def closest_name(name: Any, candidates: List[Any]) -> Optional[str]:
