@@ -542,12 +542,12 @@ X_train_scaled[:3]""",
         "pandas",
         "python-missing-attribute",
         "AttributeError",
-        "Series.unique() returns an ndarray, which has no value_counts method.",
+        "Series.unique() of a numeric column returns an ndarray, which has no value_counts method.",
         [IMPORTS, SALES],
-        """for col in ["region", "product"]:
+        """for col in ["units", "order_id"]:
     print(col)
     print(sales[col].unique().value_counts())  #<""",
-        fixed_target="""for col in ["region", "product"]:
+        fixed_target="""for col in ["units", "order_id"]:
     print(col)
     print(sales[col].value_counts())""",
     ),
