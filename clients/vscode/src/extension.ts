@@ -12,6 +12,7 @@ import {
   TransportKind,
 } from "vscode-languageclient/node";
 
+import { EXTENSION_COMMANDS, SERVER_COMMANDS } from "./commands";
 import { attachArgs, decideHandOff, kernelPickItems } from "./handoff";
 import { onJupyterKernelStart, probeJupyterKernel } from "./jupyter";
 import { DOCUMENT_SELECTOR, isCraneNotebook } from "./selectors";
@@ -74,7 +75,7 @@ function onKernelStatus(params: unknown): void {
   const name = vscode.Uri.parse(status.uri).path.split("/").pop() ?? status.uri;
   const message = goneNotifier.update(status, name);
   if (message) void vscode.window.showWarningMessage(message, "Attach kernel").then((pick) => {
-    if (pick) void vscode.commands.executeCommand("crane.attachKernel.pick", status.uri);
+    if (pick) void vscode.commands.executeCommand(EXTENSION_COMMANDS.pickKernelFor, status.uri);
   });
   refreshStatusBar();
 }
@@ -93,7 +94,7 @@ async function handOff(notebook: vscode.NotebookDocument, force = false): Promis
   if (handedOff.get(uri) === decision.connectionFile) return;
   handedOff.set(uri, decision.connectionFile);
   output.appendLine(`kernel hand-off for ${uri}: ${decision.connectionFile}`);
-  const attached = await runServerCommand("crane.attachKernel", { uri, connection_file: decision.connectionFile }, true);
+  const attached = await runServerCommand(SERVER_COMMANDS.attachKernel, { uri, connection_file: decision.connectionFile }, true);
   if (attached === undefined) handedOff.delete(uri); // server discovery stays in charge; retry on the next kernel start
 }
 
@@ -141,7 +142,7 @@ async function pickAndAttach(targetUri?: string): Promise<void> {
     void vscode.window.showInformationMessage("crane: open a notebook or Python file first.");
     return;
   }
-  const listed = await runServerCommand("crane.listKernels", {});
+  const listed = await runServerCommand(SERVER_COMMANDS.listKernels, {});
   const items: (vscode.QuickPickItem & { args?: object })[] = kernelPickItems(uri, listed);
   items.push({ label: "$(edit) Enter a connection file or kernel id…", description: "", detail: "" });
   const pick = await vscode.window.showQuickPick(items, { title: "crane: attach a kernel", matchOnDetail: true });
@@ -154,7 +155,7 @@ async function pickAndAttach(targetUri?: string): Promise<void> {
     });
     args = typed === undefined ? undefined : attachArgs(uri, typed);
   }
-  if (args) await runServerCommand("crane.attachKernel", args);
+  if (args) await runServerCommand(SERVER_COMMANDS.attachKernel, args);
 }
 
 async function checkCell(): Promise<void> {
@@ -162,7 +163,7 @@ async function checkCell(): Promise<void> {
   if (!args) return;
   const result = (await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Window, title: "crane: asking the LLM…" },
-    () => runServerCommand("crane.check", args),
+    () => runServerCommand(SERVER_COMMANDS.check, args),
   )) as { crash?: boolean | null; diagnoses?: number; error?: string | null } | undefined;
   if (!result) return;
   if (result.error) void vscode.window.showWarningMessage(`crane: ${result.error}`);
@@ -174,7 +175,7 @@ async function checkCell(): Promise<void> {
 async function showPrompt(): Promise<void> {
   const args = activeCellArgs();
   if (!args) return;
-  const result = await runServerCommand("crane.showPrompt", args);
+  const result = await runServerCommand(SERVER_COMMANDS.showPrompt, args);
   if (result === undefined || result === null) return;
   const text =
     typeof result === "string"
@@ -241,14 +242,14 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   output = vscode.window.createOutputChannel("crane");
   statusItem = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 50);
-  statusItem.command = "crane.attachKernel";
+  statusItem.command = EXTENSION_COMMANDS.pickKernel;
   context.subscriptions.push(output, statusItem);
   context.subscriptions.push(
-    vscode.commands.registerCommand("crane.attachKernel", () => pickAndAttach()),
-    vscode.commands.registerCommand("crane.attachKernel.pick", (uri: string) => pickAndAttach(uri)),
-    vscode.commands.registerCommand("crane.checkCell", checkCell),
-    vscode.commands.registerCommand("crane.showPrompt", showPrompt),
-    vscode.commands.registerCommand("crane.restartServer", async () => {
+    vscode.commands.registerCommand(EXTENSION_COMMANDS.pickKernel, () => pickAndAttach()),
+    vscode.commands.registerCommand(EXTENSION_COMMANDS.pickKernelFor, (uri: string) => pickAndAttach(uri)),
+    vscode.commands.registerCommand(EXTENSION_COMMANDS.checkCell, checkCell),
+    vscode.commands.registerCommand(EXTENSION_COMMANDS.showCellPrompt, showPrompt),
+    vscode.commands.registerCommand(EXTENSION_COMMANDS.restartServer, async () => {
       if (client) await client.stop().catch(() => undefined);
       client = undefined;
       crashPolicy.reset();
