@@ -1,8 +1,12 @@
 """jupyterlab-lsp's virtual document: a notebook's code cells joined into one Python file.
 
-The URI lies under `.virtual_documents/` and ends with `.ipynb` (jupyter-lsp 2) or
-`.ipynb.py`; code cells are separated by two blank lines and magics are rewritten (see
-`magics`). The `.ipynb` itself is never read: the cells come from the text alone.
+jupyterlab-lsp names the document after the notebook: `<root>/<path>.ipynb` when the server's
+spec has `requires_documents_on_disk: false` (crane's spec; nothing is written next to the
+notebook), `<root>/.virtual_documents/<path>.ipynb` when it is true (jupyter-lsp then writes
+shadow copies there), and `.ipynb.py` with older versions. Code cells are separated by two
+blank lines and magics are rewritten (see `magics`). The `.ipynb` itself is never read: the
+cells come from the text alone. Notebook cells of LSP notebook sync never reach this module:
+the notebook owns them.
 
 Splitting is ambiguous when a cell itself contains two consecutive blank lines (PEP 8
 spacing between functions). A fragment that starts indented, or with `def`, `class` or a
@@ -24,17 +28,31 @@ VIRTUAL_DIR = ".virtual_documents/"
 _CONTINUATION = re.compile(r"^(\s+\S|@|def\s|async\s+def\s|class\s)")
 
 
-def is_virtual_document(uri: str) -> bool:
-    """Tell whether `uri` names a jupyterlab-lsp virtual document of a notebook."""
+# Language ids under which jupyterlab-lsp sends a notebook's joined code cells.
+PYTHON_LANGUAGE_IDS = frozenset({"python", "ipython", "python3"})
+
+
+def is_virtual_document(uri: str, language_id: str | None = None) -> bool:
+    """Tell whether a text document `uri` is jupyterlab-lsp's joined document of a notebook.
+
+    A `.ipynb` text document outside `.virtual_documents/` counts only with a Python
+    language id: an editor that opens the notebook file as raw JSON says `json`.
+    """
     path = unquote(urlparse(uri).path or uri)
-    return VIRTUAL_DIR in path and (path.endswith(".ipynb") or path.endswith(".ipynb.py"))
+    if not (path.endswith(".ipynb") or path.endswith(".ipynb.py")):
+        return False
+    if VIRTUAL_DIR in path:
+        return True
+    return language_id is None or language_id.lower() in PYTHON_LANGUAGE_IDS
 
 
 def notebook_path_of(uri: str) -> str:
-    """The notebook's path relative to the Jupyter server root, from the virtual URI."""
+    """The notebook's path from the document URI: server-relative under `.virtual_documents/`,
+    else the URI's own (absolute) path."""
     path = unquote(urlparse(uri).path or uri)
-    relative = path.split(VIRTUAL_DIR, 1)[1]
-    return relative[: -len(".py")] if relative.endswith(".ipynb.py") else relative
+    if VIRTUAL_DIR in path:
+        path = path.split(VIRTUAL_DIR, 1)[1]
+    return path[: -len(".py")] if path.endswith(".ipynb.py") else path
 
 
 def _fragments(lines: list[str]) -> list[tuple[int, int]]:

@@ -57,7 +57,7 @@ def crane_spec(manager: Any = None) -> dict[str, dict[str, Any]]:
             "display_name": "crane-server (crash warnings from the live kernel)",
             "requires_documents_on_disk": False,
             "config_schema": SETTINGS_SCHEMA,
-            "install": {"pip": "pip install crane-server"},
+            "install": {"pip": "python -m pip install <a checkout of the crane-server repository>"},
             "troubleshoot": (
                 "Run `python -m crane_server --version` in the Jupyter server's environment; "
                 "enable the kernel map with `jupyter server extension enable crane_server.jupyter`."

@@ -17,7 +17,7 @@ from crane_server.lsp.actions import code_actions
 from crane_server.lsp.hover import hover_name, markdown, name_at
 from crane_server.lsp.service import CraneService
 from crane_server.lsp.settings import decode_settings
-from crane_server.lsp.sync import notebook_from_workspace, text_from_workspace
+from crane_server.lsp.sync import notebook_from_workspace, text_from_workspace, unmapped_reason
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -107,6 +107,13 @@ def create_server() -> tuple[LanguageServer, CraneService]:
         document = text_from_workspace(server.workspace, params.text_document.uri)
         if document is not None:
             service.open(document)
+            return
+        reason = unmapped_reason(server.workspace, params.text_document.uri)
+        if reason is not None:
+            log.info(reason)
+            server.window_log_message(
+                types.LogMessageParams(type=types.MessageType.Log, message=reason)
+            )
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     @guarded()

@@ -45,7 +45,7 @@ def text_from_workspace(workspace: Workspace, uri: str) -> CellDocument | None:
     if text_document is None:
         return None
     version = text_document.version or 0
-    if is_virtual_document(uri):
+    if is_virtual_document(uri, text_document.language_id):
         return virtual_document(uri, version, text_document.source)
     if text_document.language_id in (None, "python") and is_percent_script(text_document.source):
         document = percent_script(uri, version, text_document.source)
@@ -58,3 +58,16 @@ def text_from_workspace(workspace: Workspace, uri: str) -> CellDocument | None:
             path_hint=notebook_path(uri),
         )
     return None
+
+
+def unmapped_reason(workspace: Workspace, uri: str) -> str | None:
+    """Why a text document is not checked, for the log; None for cells a notebook owns."""
+    if workspace.get_notebook_document(cell_uri=uri) is not None:
+        return None
+    text_document = workspace.text_documents.get(unquote(uri))
+    language = text_document.language_id if text_document is not None else None
+    return (
+        f"crane: not checking {uri} (language {language or 'unknown'}): it is neither a "
+        "notebook, nor jupyterlab-lsp's document of a notebook (*.ipynb), nor a Python script "
+        "with `# %%` cells"
+    )

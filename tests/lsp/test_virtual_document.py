@@ -6,6 +6,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 import pytest_lsp
+from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from crane_server.documents import virtual_document
@@ -16,6 +17,7 @@ from tests.lsp.helpers import (
     initialize_params,
     push_only_capabilities,
     text_document_scenario,
+    text_item,
 )
 
 pytestmark = [pytest.mark.kernel, pytest.mark.asyncio(loop_scope="module")]
@@ -24,8 +26,11 @@ URI = "file:///home/me/project/.virtual_documents/reports/sales.ipynb"
 
 @pytest.fixture(scope="module")
 def frame_kernel(shared_kernel: RunningKernel) -> RunningKernel:
+    # One frame per URI shape: each scenario adds the column it first reports missing.
     code = (
-        "import pandas as pd\nsales_v = pd.DataFrame({'price': [1.0, 2.0], 'revenue_usd': [3, 4]})"
+        "import pandas as pd\n"
+        "sales_v = pd.DataFrame({'price': [1.0, 2.0], 'revenue_usd': [3, 4]})\n"
+        "sales_w = sales_v.copy()"
     )
     assert shared_kernel.execute(code)["status"] == "ok"
     return shared_kernel
@@ -58,7 +63,42 @@ async def test_render_matches_the_parser() -> None:
     assert document.cells[0].text == "a = 1\n%matplotlib inline"
 
 
+@pytest.mark.parametrize(
+    ("uri", "frame"),
+    [
+        pytest.param(URI, "sales_v", id="requires-documents-on-disk"),
+        # What JupyterLab 4 + jupyterlab-lsp send with crane's spec (no documents on disk).
+        pytest.param("file:///home/me/project/reports/sales.ipynb", "sales_w", id="not-on-disk"),
+    ],
+)
 async def test_virtual_document_end_to_end(
-    client: LanguageClient, frame_kernel: RunningKernel
+    client: LanguageClient, frame_kernel: RunningKernel, uri: str, frame: str
 ) -> None:
-    await text_document_scenario(client, frame_kernel, URI, render_virtual, "sales_v")
+    await text_document_scenario(client, frame_kernel, uri, render_virtual, frame)
+
+
+@pytest.mark.parametrize(
+    ("uri", "language"),
+    [
+        pytest.param("file:///home/me/project/plain.py", "python", id="script-without-cells"),
+        pytest.param("file:///home/me/project/raw.ipynb", "json", id="notebook-as-json"),
+    ],
+)
+async def test_a_document_it_cannot_map_is_logged(
+    client: LanguageClient, uri: str, language: str
+) -> None:
+    recorder: Recorder = client.recorder  # type: ignore[attr-defined]
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(text_document=text_item(uri, "x = 1\n", language=language))
+    )
+
+    def logged() -> list[str]:
+        return [
+            m.message
+            for m in client.log_messages
+            if "not checking" in m.message and uri in m.message
+        ]
+
+    messages = await recorder.wait_for(logged)
+    assert len(messages) == 1, messages
+    assert uri not in client.diagnostics or not client.diagnostics[uri]

@@ -15,6 +15,7 @@ from crane_server.documents import (
     restore_magics,
     virtual_document,
 )
+from crane_server.documents.virtual import notebook_path_of
 
 VURI = "file:///home/u/.virtual_documents/work/analysis.ipynb"
 
@@ -53,17 +54,34 @@ def test_cell_map_to_document(cell: int, line: int, expected: int | None) -> Non
 
 
 @pytest.mark.parametrize(
-    ("uri", "expected"),
+    ("uri", "language_id", "expected"),
     [
-        pytest.param(VURI, True, id="jupyter-lsp-2"),
-        pytest.param("file:///r/.virtual_documents/a%20b.ipynb.py", True, id="old-style-quoted"),
-        pytest.param("file:///r/notebook.ipynb", False, id="real-notebook"),
-        pytest.param("file:///r/.virtual_documents/x.py", False, id="not-a-notebook"),
-        pytest.param("file:///r/script.py", False, id="script"),
+        pytest.param(VURI, "python", True, id="documents-on-disk"),
+        pytest.param(
+            "file:///r/.virtual_documents/a%20b.ipynb.py", None, True, id="old-style-quoted"
+        ),
+        # requires_documents_on_disk: false, as crane's spec asks (measured in JupyterLab 4.6)
+        pytest.param("file:///home/u/work/analysis.ipynb", "python", True, id="not-on-disk"),
+        pytest.param("file:///home/u/a%20b.ipynb", "ipython", True, id="not-on-disk-quoted"),
+        pytest.param("file:///r/notebook.ipynb", "json", False, id="raw-notebook-json"),
+        pytest.param("file:///r/.virtual_documents/x.py", "python", False, id="not-a-notebook"),
+        pytest.param("file:///r/script.py", "python", False, id="script"),
     ],
 )
-def test_is_virtual_document(uri: str, expected: bool) -> None:
-    assert is_virtual_document(uri) is expected
+def test_is_virtual_document(uri: str, language_id: str | None, expected: bool) -> None:
+    assert is_virtual_document(uri, language_id) is expected
+
+
+@pytest.mark.parametrize(
+    ("uri", "path"),
+    [
+        pytest.param(VURI, "work/analysis.ipynb", id="server-relative"),
+        pytest.param("file:///r/.virtual_documents/a%20b.ipynb.py", "a b.ipynb", id="old-style"),
+        pytest.param("file:///home/u/work/analysis.ipynb", "/home/u/work/analysis.ipynb", id="abs"),
+    ],
+)
+def test_notebook_path_of(uri: str, path: str) -> None:
+    assert notebook_path_of(uri) == path
 
 
 @pytest.mark.parametrize(
