@@ -21,6 +21,7 @@ from typing import Any, Dict, Iterator, List, Optional, Set, Tuple
 
 from . import (
     calls,
+    gate,
     purity,
     rules_boosting,
     rules_keras,
@@ -788,6 +789,8 @@ class Checker:
         right = self.eval(node.right)
         if not isinstance(left, Val) or not isinstance(right, Val):
             return UNKNOWN
+        if gate.binop_too_large(type(node.op).__name__, left.obj, right.obj):
+            return UNKNOWN
         for module in RULE_MODULES:
             answer = self.ask(module.on_binop, node, left, right)
             got = self.outcome(answer, node)
@@ -1142,6 +1145,11 @@ class Checker:
             safe_to_iterate(v.obj) or not _iterable(v.obj) for v in everything
         ):
             return UNKNOWN  # never iterate loaders, generators or user containers
+        if gate.call_allowed(func, [v.obj for v in site.args], _plain_kwargs(site)) is not None:
+            self.havoc_all(site)  # the real call may change what it was given
+            for value in inputs:
+                self.havoc_value(value)
+            return UNKNOWN
         try:
             with quiet():
                 result = func(

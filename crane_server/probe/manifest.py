@@ -13,6 +13,7 @@ SHIPPED_MODULES = (
     "values",
     "outcomes",
     "purity",
+    "gate",
     "rules_python",
     "rules_pandas",
     "rules_numpy",
