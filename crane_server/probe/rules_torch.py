@@ -100,6 +100,11 @@ def _runnable(module: Any) -> bool:
     return name in SAFE_LAYERS and not module._forward_hooks and not module._forward_pre_hooks
 
 
+def _shadow(tensor: Any) -> Any:
+    """An independent copy of an input: in-place layers (ReLU(inplace=True)) write into it."""
+    return tensor.detach().clone()
+
+
 def _run(module: Any, tensor: Any) -> Any:
     if type(module).__name__ == "Sequential":
         for child in module.children():
@@ -172,7 +177,9 @@ def on_call(chk: Any, site: CallSite) -> Any:
     if _is_loss(module) and len(tensors) == 2:
         try:
             with quiet():
-                result = type(module).forward(module, tensors[0].obj, tensors[1].obj)
+                result = type(module).forward(
+                    module, _shadow(tensors[0].obj), _shadow(tensors[1].obj)
+                )
         except Exception as exc:
             if standin and not _structural(exc):
                 return Result(UNKNOWN)
@@ -185,7 +192,7 @@ def on_call(chk: Any, site: CallSite) -> Any:
         return Result(UNKNOWN)  # too costly to run here; shapes downstream are not judged
     try:
         with quiet():
-            result = _run(module, tensor)
+            result = _run(module, _shadow(tensor))
     except Exception as exc:
         if standin and not _structural(exc):
             return Result(UNKNOWN)
