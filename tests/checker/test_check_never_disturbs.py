@@ -1,0 +1,122 @@
+"""Each way a check once ran, changed or stalled something in the user's kernel, checked for real.
+
+The cells are only checked, never run: a file appearing, a tensor changing or the kernel
+stalling means the checker called something it must not.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import RunningKernel
+from tests.probe.kernel_probe import run_probe
+
+pytestmark = [pytest.mark.kernel, pytest.mark.timeout(180)]
+
+SETUP = """\
+import os
+import random
+import numpy as np
+import pandas as pd
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+arr = np.arange(3.0)
+s = pd.Series(['a', 'b'])
+t = torch.tensor([-1.0, 2.0, -3.0])
+relu = nn.ReLU(inplace=True)
+victim = {victim!r}
+"""
+
+
+@pytest.fixture(scope="module")
+def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("effects")
+
+
+@pytest.fixture(scope="module")
+def armed(runtime_dir: Path, sandbox: Path) -> Iterator[RunningKernel]:
+    running = RunningKernel(runtime_dir)
+    try:
+        reply = running.execute(SETUP.format(victim=str(sandbox / "victim")))
+        assert reply["status"] == "ok", reply
+        yield running
+    finally:
+        running.shutdown()
+
+
+def kernel_value(kernel: RunningKernel, expression: str) -> str:
+    reply = kernel.client.execute(
+        "", silent=True, store_history=False, user_expressions={"v": expression}
+    )
+    while True:
+        message = kernel.client.get_shell_msg(timeout=30)
+        if message["parent_header"].get("msg_id") == reply:
+            result = message["content"]["user_expressions"]["v"]
+            assert result["status"] == "ok", result
+            return str(result["data"]["text/plain"])
+
+
+CODE_RUNNING = [
+    pytest.param("sorted([\"open({marker!r}, 'w')\", '1'], key=exec)", id="sorted-key-exec"),
+    pytest.param("max([{marker!r}], key=lambda p: open(p, 'w'))", id="max-key-lambda"),
+    pytest.param("sorted([victim, victim], key=os.remove)", id="sorted-key-os-remove"),
+    pytest.param("s.map(lambda v: open({marker!r}, 'w'))", id="series-map-lambda"),
+    pytest.param("s.apply(lambda v: open({marker!r}, 'w'))", id="series-apply-lambda"),
+    pytest.param("s.rename(lambda v: open({marker!r}, 'w'))", id="rename-callable"),
+    pytest.param("np.vectorize(exec)([\"open({marker!r}, 'w')\"])", id="np-vectorize-exec"),
+    pytest.param("np.frompyfunc(exec, 1, 1)([\"open({marker!r}, 'w')\"])", id="np-frompyfunc"),
+    pytest.param(
+        "np.apply_along_axis(lambda r: open({marker!r}, 'w'), 0, arr)", id="apply-along-axis"
+    ),
+    pytest.param("list(map(exec, [\"open({marker!r}, 'w')\"]))", id="map-exec"),
+]
+
+
+@pytest.mark.parametrize("template", CODE_RUNNING)
+def test_no_code_from_the_cell_runs(armed: RunningKernel, sandbox: Path, template: str) -> None:
+    marker = sandbox / "marker"
+    (sandbox / "victim").write_text("keep me")
+    cell = template.format(marker=str(marker))
+    run_probe(armed, "check", {"source": cell})
+    assert not marker.exists(), f"checking {cell!r} ran code from the cell"
+    assert (sandbox / "victim").read_text() == "keep me", f"checking {cell!r} removed a file"
+
+
+@pytest.mark.parametrize(
+    "cell",
+    [
+        pytest.param("y = F.relu(t, inplace=True)", id="functional-inplace"),
+        pytest.param("z = relu(t)", id="inplace-layer"),
+        pytest.param("np.add(arr, 1, out=arr)", id="ufunc-out"),
+        pytest.param("np.add(arr, 1, arr)", id="ufunc-positional-out"),
+        pytest.param("np.multiply(arr, 2, out=arr)", id="multiply-out"),
+    ],
+)
+def test_user_data_never_changes(armed: RunningKernel, cell: str) -> None:
+    run_probe(armed, "check", {"source": cell})
+    assert kernel_value(armed, "t.tolist()") == "[-1.0, 2.0, -3.0]"
+    assert kernel_value(armed, "arr.tolist()") == "[0.0, 1.0, 2.0]"
+
+
+@pytest.mark.parametrize(
+    "cell",
+    [
+        pytest.param("total = sum(range(10**9))", id="sum-huge-range"),
+        pytest.param("x = 10 ** (10 ** 7)", id="huge-power"),
+        pytest.param("z = np.ones((16000, 16000))", id="huge-allocation"),
+        pytest.param("w = 'x' * 10**10", id="huge-string"),
+        pytest.param("v = list(range(10**9))", id="huge-list"),
+        pytest.param("u = 1 << (10 ** 9)", id="huge-shift"),
+    ],
+)
+def test_checks_of_heavy_cells_return_at_once(armed: RunningKernel, cell: str) -> None:
+    started = time.perf_counter()
+    run_probe(armed, "check", {"source": cell})
+    elapsed = time.perf_counter() - started
+    # Evaluating any of these takes seconds to minutes (or gigabytes); judging nothing is instant.
+    assert elapsed < 3.0, f"checking {cell!r} took {elapsed:.1f} s"
