@@ -217,14 +217,15 @@ def _data_shape(value: Any) -> Optional[Tuple[int, ...]]:
     if pd is not None and isinstance(obj, pd.Index):
         return (len(obj),)
     # pandas' own 1-D extension arrays (what Series.unique() returns for `str` on pandas 3)
-    array_base = getattr(
+    array_base: Any = getattr(
         getattr(getattr(pd, "api", None), "extensions", None), "ExtensionArray", None
     )
     if isinstance(array_base, type) and isinstance(obj, array_base):
         from .values import is_library_type
 
         if is_library_type(type(obj)):
-            return (len(obj),)
+            extension_array: Any = obj
+            return (len(extension_array),)
     return None
 
 
