@@ -26,7 +26,7 @@ def default_runtime_dir() -> Path:
 async def discover_kernels(
     runtime_dir: Path | None = None, *, timeout: float = 1.0
 ) -> list[KernelRecord]:
-    """Every `kernel-*.json`, verified concurrently by a control kernel_info; stale ones marked."""
+    """Every `kernel-*.json`, verified concurrently by a control request; stale ones marked."""
     folder = runtime_dir or default_runtime_dir()
     files = sorted(folder.glob("kernel-*.json")) if folder.is_dir() else []
     records, links = await asyncio.gather(

@@ -11,9 +11,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from crane_server.errors import KernelBusy, KernelTimeout, ProbeError
+from crane_server.errors import KernelBusy, KernelError, KernelTimeout, ProbeError
 from crane_server.kernels import inventory as inv
 from crane_server.kernels.activity import ActivityTracker
+from crane_server.kernels.bookkeeping import (
+    BOOKKEEPING_REQUEST,
+    describe_request_content,
+    parse_describe_reply,
+)
 from crane_server.kernels.channels import ChannelRouter, Message
 from crane_server.kernels.connection import (
     connection_kwargs,
@@ -48,8 +53,10 @@ class KernelSession:
         self.kernel_id: str | None = kernel_id_from_path(connection_file)
         self.pid: int | None = None
         self.kernel_session: str | None = None  # the kernel process's Session id (reply headers)
-        self.info: dict[str, Any] = {}  # the kernel_info_reply content seen at attach
-        self.supported_features: list[str] = []
+        # What the kernel said about itself at attach (language, implementation), learned
+        # without kernel_info: see BOOKKEEPING_REQUEST.
+        self.info: dict[str, Any] = {}
+        self.supported_features: list[str] = []  # never asked (kernel_info has side effects)
         self.heartbeat_interval = heartbeat
         self._local = str(info.get("ip", "")) in _LOCAL_IPS
         self._router = ChannelRouter(connection_kwargs(info), self._on_message)
@@ -84,7 +91,7 @@ class KernelSession:
     async def attach(
         cls, connection_file: str | Path, *, timeout: float = 2.0, heartbeat: float = 5.0
     ) -> KernelSession:
-        """Connect and verify with a control `kernel_info`; KernelNotFound / KernelTimeout.
+        """Connect and verify with a control request; KernelNotFound / KernelTimeout.
 
         `heartbeat`: seconds between liveness checks, sent only while someone subscribes.
         """
@@ -103,16 +110,14 @@ class KernelSession:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         try:
-            reply = await self.request("control", "kernel_info_request", {}, timeout=timeout)
+            await self.bookkeeping("control", timeout=timeout)
         except KernelTimeout as exc:
             raise KernelTimeout(
                 f"no answer from the kernel of {self.connection_file} within {timeout:g} s "
                 "(the kernel is dead, hung, or the key is wrong)"
             ) from exc
-        self.info = reply
-        self.supported_features = list(reply.get("supported_features") or [])
-        # The shell answers kernel_info only when no cell runs: that tells idle from busy.
-        message = self._router.new_message("kernel_info_request", {})
+        # The shell answers only when no cell runs: that tells idle from busy.
+        message = self._router.new_message(*BOOKKEEPING_REQUEST)
         self._activity.remember_own(message["header"]["msg_id"])
         shell = self._router.send("shell", message)
         shell.add_done_callback(self._on_shell_ready)
@@ -123,6 +128,16 @@ class KernelSession:
             self._activity.set_state("busy")
         await self._await_iopub(deadline)
         await self._refresh_pid(max(0.05, min(1.0, deadline - loop.time())))
+        if self.state == "idle":
+            await self._describe(max(0.05, min(1.0, deadline - loop.time())))
+
+    async def _describe(self, timeout: float) -> None:
+        """Language and implementation, from one silent user expression (idle kernels only)."""
+        try:
+            content = await self._silent_execute(describe_request_content(), timeout)
+        except (KernelError, KernelBusy):
+            return
+        self.info = parse_describe_reply(content)
 
     async def _await_iopub(self, deadline: float) -> None:
         """Our SUB socket joins late: nudge with control requests until IOPub speaks (bounded)."""
@@ -134,7 +149,7 @@ class KernelSession:
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(self._iopub_ready.wait(), min(0.2, remaining))
             if not self._iopub_ready.is_set():
-                self._spawn(self.request("control", "kernel_info_request", {}, timeout=1.0))
+                self._spawn(self.bookkeeping("control", timeout=1.0))
 
     def _on_shell_ready(self, future: asyncio.Future[Message]) -> None:
         if not future.cancelled():
@@ -194,9 +209,13 @@ class KernelSession:
 
     # ---------------------------------------------------------------- requests
 
-    async def kernel_info(self, *, timeout: float = 2.0) -> dict[str, Any]:
-        """The control channel's `kernel_info_reply` content (answers while busy)."""
-        return await self.request("control", "kernel_info_request", {}, timeout=timeout)
+    async def bookkeeping(
+        self, channel: str = "control", *, timeout: float = 2.0
+    ) -> dict[str, Any]:
+        """A request that runs no user-visible code (liveness, idle test); answers while busy
+        on control."""
+        msg_type, content = BOOKKEEPING_REQUEST
+        return await self.request(channel, msg_type, content, timeout=timeout)
 
     async def request(
         self, channel: str, msg_type: str, content: dict[str, Any], *, timeout: float = 2.0
@@ -236,11 +255,21 @@ class KernelSession:
                 return self._last_listing
             except (KernelBusy, ProbeError) as exc:
                 log.debug("names listing failed, using inspectVariables: %s", exc)
-        if self.supported_features and "debugger" not in self.supported_features:
-            raise KernelBusy("the kernel has no debugger and is busy: its names are unavailable")
         debug = {"type": "request", "seq": 1, "command": "inspectVariables", "arguments": {}}
-        content = await self.request("control", "debug_request", debug, timeout=timeout)
-        busy_view = inv.parse_inspect_variables(content)
+        try:
+            content = await self.request("control", "debug_request", debug, timeout=timeout)
+        except KernelTimeout as exc:
+            if self.state == "dead":
+                raise
+            raise KernelBusy(
+                "the kernel is busy and has no debugger that answers: its names are unavailable"
+            ) from exc
+        try:
+            busy_view = inv.parse_inspect_variables(content)
+        except ProbeError as exc:
+            raise KernelBusy(
+                f"the kernel is busy and its debugger cannot list names: {exc}"
+            ) from exc
         if self._last_listing is not None:
             # inspectVariables omits functions and classes: keep those of the last full listing.
             merged = {**self._last_listing.names, **busy_view.names}
@@ -336,13 +365,14 @@ class KernelSession:
     # ---------------------------------------------------------------- heartbeat
 
     async def _beat(self) -> None:
-        """While someone listens: control kernel_info each interval; gone or silent = dead."""
+        """While someone listens: a control bookkeeping request each interval; gone or silent =
+        dead."""
         misses = 0
         while not self._closed:
             await asyncio.sleep(self.heartbeat_interval)
             timeout = min(2.0, max(0.2, self.heartbeat_interval))
             try:
-                await self.request("control", "kernel_info_request", {}, timeout=timeout)
+                await self.bookkeeping("control", timeout=timeout)
             except KernelTimeout:
                 misses += 1
                 # A cell holding the GIL in C can silence control for a while: be patient then.

@@ -51,7 +51,7 @@ async def test_killed_kernel_dies_and_requests_time_out(kernel: RunningKernel) -
         assert session.state == "dead"
         assert any(isinstance(e, StateChanged) and e.state == "dead" for e in events.seen)
         with pytest.raises(KernelTimeout):
-            await session.kernel_info(timeout=0.3)
+            await session.bookkeeping("control", timeout=0.3)
         with pytest.raises(KernelTimeout):
             await session.run_probe("ping", {}, timeout=0.3)
         with pytest.raises(KernelTimeout):
@@ -130,7 +130,7 @@ async def test_hung_kernel_is_reported_dead_then_revives(kernel: RunningKernel) 
             died = await events.next(KernelDied, timeout=10)
             assert "stopped answering" in died.reason
             with pytest.raises(KernelTimeout):
-                await session.kernel_info(timeout=0.2)
+                await session.bookkeeping("control", timeout=0.2)
         finally:
             os.kill(session.pid, signal.SIGCONT)
         await events.next(StateChanged, state="idle", timeout=10)
