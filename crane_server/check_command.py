@@ -1,4 +1,10 @@
-"""`crane-server check`: predict whether a notebook cell will crash, without running it."""
+"""`crane-server check`: predict whether a notebook cell will crash, without running it.
+
+Exit status: 0 no crash predicted, 1 a crash predicted, 2 usage or runtime error (one line
+on stderr). A busy kernel (`--connection-file` while a cell runs) gets the static check
+only: the status keeps this meaning, and the text and JSON say so (`engine` "static",
+`partial` true): 0 then means no crash found by syntax and name checks alone.
+"""
 
 from __future__ import annotations
 
@@ -26,7 +32,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--cell",
         type=int,
         default=None,
-        help="0-based index among code cells (default: the last code cell)",
+        help=(
+            "0-based index among code cells (default: the last code cell); "
+            "text output numbers cells from 1"
+        ),
     )
     parser.add_argument(
         "--connection-file", help="check against this running kernel instead of a fresh one"
@@ -37,6 +46,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Errors go to stderr as one line (exit 2); stdout carries only the result."""
     if args.connection_file is None and not args.target:
         raise DocumentError("give a notebook to check, or --connection-file with a cell file or -")
     try:
@@ -47,10 +57,14 @@ def run(args: argparse.Namespace) -> int:
         raise
     if args.json:
         print(msgspec.json.encode(result).decode())
-    else:
-        print(render_result(result, args.target or "<cell>", source))
     if result.error:
-        return 2
+        # One line on stderr (cli.main's format); in --json mode the object above has it too.
+        where = args.target or "<cell>"
+        if result.cell is not None:
+            where += f", code cell {result.cell + 1}"
+        raise CraneError(" ".join(f"{where}: {result.error}".split()))
+    if not args.json:
+        print(render_result(result, args.target or "<cell>", source))
     return 1 if result.crash else 0
 
 
@@ -61,18 +75,26 @@ async def _check(args: argparse.Namespace) -> tuple[CheckResult, str]:
     async with prepared_notebook(path, args.cell, timeout=args.timeout) as prepared:
         if prepared.failed is not None:
             failed = prepared.failed
-            detail = (
-                f"{failed.ename}: {failed.evalue}"
-                if failed.status == "error"
-                else "no answer in time"
-            )
+            number = (prepared.failed_index or 0) + 1  # people count cells from 1
+            if failed.status == "died":
+                error = (
+                    f"code cell {number} ended the kernel ({failed.evalue}) while building the "
+                    "kernel state; the target cell is not judged"
+                )
+            else:
+                detail = (
+                    f"{failed.ename}: {failed.evalue}"
+                    if failed.status == "error"
+                    else f"no answer within {args.timeout:g} s"
+                )
+                error = (
+                    f"code cell {number} failed while building the kernel state "
+                    f"({detail}); the target cell is not judged on a broken state"
+                )
             return CheckResult(
                 crash=False,
                 cell=prepared.target_index,
-                error=(
-                    f"code cell {prepared.failed_index} failed while building the kernel state "
-                    f"({detail}); the target cell is not judged on a broken state"
-                ),
+                error=error,
                 timings=prepared.timings,
             ), prepared.target_source
         result = await check_cell(

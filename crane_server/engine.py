@@ -44,6 +44,8 @@ async def check_cell(
             raise
         inventory: NameInventory = await session.inventory(timeout=options.timeout)
         result = check_cell_static(source, inventory, last_snapshot, session.pending_code)
+        result.engine = "static"
+        result.partial = True  # the kernel was busy: its live objects were not inspected
         result.timings["total_ms"] = (time.perf_counter() - started) * 1000.0
         return result
     if not isinstance(reply, dict) or not isinstance(reply.get("findings"), list):

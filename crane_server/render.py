@@ -4,18 +4,29 @@ from __future__ import annotations
 
 from crane_server.protocol import CheckResult, Finding
 
+BUSY_NOTE = (
+    "kernel busy: static check only (syntax and names; live objects not inspected, "
+    "so a crash may still happen)"
+)
+
 
 def render_result(result: CheckResult, target: str, source: str | None = None) -> str:
-    """One block per finding: location, message, the line with a caret, evidence and fix."""
-    where = f"{target}" + (f", code cell {result.cell}" if result.cell is not None else "")
+    """One block per finding: location, message, the line with a caret, evidence and fix.
+
+    People count from 1: cells (among code cells), lines and columns are 1-based here, while
+    the JSON keeps its documented fields (`cell` 0-based, `line` 1-based, `column` 0-based).
+    """
+    where = f"{target}" + (f", code cell {result.cell + 1}" if result.cell is not None else "")
     if result.error:
         return f"{where}: error: {result.error}"
+    partial = f"{where}: {BUSY_NOTE}" if result.partial else None
     if not result.findings:
         timing = result.timings.get("check_ms") or result.timings.get("total_ms")
         suffix = f" ({timing:.0f} ms)" if timing is not None else ""
-        return f"{where}: no crash predicted{suffix}"
+        verdict = f"{where}: no crash predicted{suffix}"
+        return verdict if partial is None else f"{partial}\n{verdict}"
     blocks = [_render_finding(finding, where, source) for finding in result.findings]
-    return "\n".join(blocks)
+    return "\n".join(blocks if partial is None else [partial, *blocks])
 
 
 def _render_finding(finding: Finding, where: str, source: str | None) -> str:

@@ -12,6 +12,7 @@ import zmq.asyncio
 from jupyter_client.asynchronous.client import AsyncKernelClient
 
 from crane_server.errors import KernelTimeout
+from crane_server.protocol.jupyter_sessions import KERNEL_CLIENT_USERNAME
 
 log = logging.getLogger(__name__)
 
@@ -29,6 +30,7 @@ class ChannelRouter:
         # One zmq context (one IO thread) for every kernel of the process.
         self._client = AsyncKernelClient(context=zmq.asyncio.Context.instance())
         self._client.load_connection_info(connection_info)  # type: ignore[arg-type]
+        self._client.session.username = KERNEL_CLIENT_USERNAME  # marks crane's requests
         self._on_message = on_message
         self._pending: dict[str, asyncio.Future[Message]] = {}
         self._readers: list[asyncio.Task[None]] = []
@@ -97,6 +99,12 @@ class ChannelRouter:
                 self._on_message(name, message)
             except Exception:
                 log.exception("kernel message handler failed")
+
+    def fail_pending(self, error: Exception) -> None:
+        """Every request waiting for a reply fails now with `error` (the kernel is gone)."""
+        for future in self._pending.values():
+            if not future.done():
+                future.set_exception(error)
 
     async def close(self) -> None:
         """Cancel the readers, fail pending requests and close the sockets."""

@@ -35,9 +35,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def render_table(records: list[KernelRecord], runtime_dir: Path) -> str:
-    """Live kernels as a table, then the stale files, one per line."""
+    """Live kernels as a table, then the stale and the bad files, one per line."""
     live = [record for record in records if not record.stale]
-    stale = [record for record in records if record.stale]
+    stale = [record for record in records if record.stale and record.state != "bad"]
+    bad = [record for record in records if record.state == "bad"]
     if not live:
         lines = [f"no running kernels in {runtime_dir}"]
     else:
@@ -60,4 +61,11 @@ def render_table(records: list[KernelRecord], runtime_dir: Path) -> str:
     if stale:
         lines.append(f"stale connection files ({len(stale)}, no kernel answered):")
         lines += [f"  {record.connection_file}" for record in stale]
+    if bad:
+        lines.append(f"bad connection files ({len(bad)}, skipped):")
+        lines += [f"  {_one_line(record.error or record.connection_file)}" for record in bad]
     return "\n".join(lines) + "\n"
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())

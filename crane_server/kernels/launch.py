@@ -5,12 +5,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
+import re
 import secrets
 import shutil
 import subprocess
 import tempfile
-from collections.abc import AsyncIterator
+import threading
+from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
+from typing import Any
 
 from jupyter_client.manager import AsyncKernelManager
 
@@ -20,6 +24,51 @@ from crane_server.kernels.session import KernelSession
 log = logging.getLogger(__name__)
 
 SHUTDOWN_TIMEOUT = 5.0
+# Variables a notebook's code must not read from crane's environment: the LLM settings and
+# anything named like a credential.
+_SECRET_NAME = re.compile(
+    r"(API_?KEY|(^|_)(TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)($|_)|_KEY$)", re.I
+)
+_SECRET_PREFIXES = ("CRANE_LLM_", "OPENAI_", "AZURE_OPENAI_", "ANTHROPIC_")
+
+
+def kernel_environment(
+    environ: Mapping[str, str] | None = None, secrets_seen: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """crane's environment without its secrets: what a kernel crane starts may read.
+
+    `secrets_seen`: more {name: value} crane read (e.g. from `.env`); a variable with one of
+    these names or values is dropped too.
+    """
+    env = dict(os.environ if environ is None else environ)
+    extra = dict(secrets_seen or {})
+    values = {value for value in extra.values() if len(value) >= 8}
+    return {
+        name: value
+        for name, value in env.items()
+        if not _SECRET_NAME.search(name)
+        and not name.upper().startswith(_SECRET_PREFIXES)
+        and name not in extra
+        and value not in values
+    }
+
+
+def _dotenv_secrets(cwd: Path) -> dict[str, str]:
+    """The credential-like values of the `.env` files crane's settings read ({} on failure)."""
+    from crane_server.errors import CraneError
+    from crane_server.settings import dotenv_layers
+
+    found: dict[str, str] = {}
+    for start in {Path.cwd(), cwd}:
+        try:
+            layers = dotenv_layers(start)
+        except CraneError:
+            continue
+        for _path, values in layers:
+            for name, value in values.items():
+                if _SECRET_NAME.search(name) or name.upper().startswith(_SECRET_PREFIXES):
+                    found[name] = value
+    return found
 
 
 @contextlib.asynccontextmanager
@@ -37,7 +86,10 @@ async def fresh_kernel(
         try:
             await asyncio.wait_for(
                 manager.start_kernel(
-                    cwd=str(cwd), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+                    cwd=str(cwd),
+                    env=kernel_environment(secrets_seen=_dotenv_secrets(cwd)),
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
                 ),
                 startup_timeout,
             )
@@ -48,12 +100,40 @@ async def fresh_kernel(
         except Exception as exc:  # NoSuchKernel, OSError from Popen
             raise KernelNotFound(f"cannot start a {kernel_name} kernel: {exc}") from exc
         session = await KernelSession.attach(manager.connection_file, timeout=startup_timeout)
-        yield session
+        watcher = asyncio.ensure_future(_watch_process(manager, session))
+        try:
+            yield session
+        finally:
+            watcher.cancel()
     finally:
         if session is not None:
             await session.close()
         await _stop(manager)
         shutil.rmtree(folder, ignore_errors=True)
+
+
+async def _watch_process(manager: AsyncKernelManager, session: KernelSession) -> None:
+    """Tell the session the moment the kernel process exits (no waiting for a timeout)."""
+    process: Any = getattr(manager.provisioner, "process", None)
+    if process is None or not hasattr(process, "wait"):
+        return
+    # A thread of its own waits on the child (no polling, and the loop's shared executor is
+    # not held); it returns when the kernel exits, at the latest when `_stop` shuts it down.
+    loop = asyncio.get_running_loop()
+    exited: asyncio.Future[int] = loop.create_future()
+
+    def wait() -> None:
+        code = process.wait()
+        with contextlib.suppress(RuntimeError):  # the loop is already closed
+            loop.call_soon_threadsafe(_settle, exited, code)
+
+    threading.Thread(target=wait, name="crane-kernel-wait", daemon=True).start()
+    session.process_exited(await exited)
+
+
+def _settle(future: asyncio.Future[int], code: int) -> None:
+    if not future.done():
+        future.set_result(code)
 
 
 async def _stop(manager: AsyncKernelManager) -> None:

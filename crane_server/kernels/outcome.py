@@ -8,9 +8,10 @@ import msgspec
 
 
 class ExecutionOutcome(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """How one execution ended: ok, error (with the exception) or no reply in time."""
+    """How one execution ended: ok, error (with the exception), the kernel died (why in
+    `evalue`), or no reply in time."""
 
-    status: Literal["ok", "error", "timeout"]
+    status: Literal["ok", "error", "timeout", "died"]
     execution_count: int | None = None
     ename: str | None = None
     evalue: str | None = None

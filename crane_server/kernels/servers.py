@@ -11,12 +11,16 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from crane_server.errors import KernelNotFound
+from crane_server.kernels.connection import read_regular_file
 from crane_server.protocol.jupyter_sessions import SESSION_MAP_PREFIX, SessionMap
 
 if TYPE_CHECKING:  # httpx is loaded only when a Jupyter server is running
     import httpx
 
 log = logging.getLogger(__name__)
+
+_MAX_SERVER_FILE = 64 * 1024
 
 
 class NotebookLink(msgspec.Struct, kw_only=True):
@@ -28,9 +32,10 @@ class NotebookLink(msgspec.Struct, kw_only=True):
 
 
 def _read_json(path: Path) -> Any:
+    """A small JSON file, or None; a FIFO or device in its place is never opened."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        return json.loads(read_regular_file(path, _MAX_SERVER_FILE).decode("utf-8"))
+    except (KernelNotFound, ValueError, RecursionError):
         return None
 
 
@@ -77,8 +82,9 @@ async def server_links(runtime_dir: Path, *, timeout: float) -> dict[str, Notebo
     links: dict[str, NotebookLink] = {}
     for path in sorted(runtime_dir.glob(f"{SESSION_MAP_PREFIX}*.json")):
         try:
-            session_map = msgspec.json.decode(path.read_bytes(), type=SessionMap)
-        except (OSError, msgspec.DecodeError, msgspec.ValidationError):
+            data = read_regular_file(path, 16 * _MAX_SERVER_FILE)
+            session_map = msgspec.json.decode(data, type=SessionMap)
+        except (KernelNotFound, RecursionError, msgspec.DecodeError, msgspec.ValidationError):
             continue
         for item in session_map.sessions:
             links[item.kernel_id] = NotebookLink(

@@ -11,7 +11,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from crane_server.errors import KernelBusy, KernelError, KernelTimeout, ProbeError
+from crane_server.errors import (
+    KernelBusy,
+    KernelError,
+    KernelNotFound,
+    KernelTimeout,
+    ProbeError,
+)
+from crane_server.errors import (
+    KernelDied as KernelDiedError,
+)
 from crane_server.kernels import inventory as inv
 from crane_server.kernels.activity import ActivityTracker
 from crane_server.kernels.bookkeeping import (
@@ -23,7 +32,7 @@ from crane_server.kernels.channels import ChannelRouter, Message
 from crane_server.kernels.connection import (
     connection_kwargs,
     kernel_id_from_path,
-    read_connection_file,
+    read_connection_file_async,
 )
 from crane_server.kernels.events import (
     KernelDied,
@@ -43,6 +52,12 @@ log = logging.getLogger(__name__)
 Listener = Callable[[KernelEvent], None]
 
 _LOCAL_IPS = frozenset({"127.0.0.1", "localhost", "0.0.0.0", "::1", "*"})
+
+
+def _line(exc: Exception) -> str:
+    """An exception as one short line."""
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text[:200]
 
 
 class KernelSession:
@@ -68,6 +83,7 @@ class KernelSession:
         self._heartbeat: asyncio.Task[None] | None = None
         self._background: set[asyncio.Task[Any]] = set()
         self._died = False
+        self._exited: str | None = None  # why the process crane started is gone
         self._closed = False
 
     @property
@@ -96,10 +112,17 @@ class KernelSession:
         `heartbeat`: seconds between liveness checks, sent only while someone subscribes.
         """
         path = Path(connection_file).expanduser()
-        info = read_connection_file(path)
-        session = cls(path, info, heartbeat=heartbeat)
-        session._router.start()
+        # Off the event loop and bounded: a file on a dead mount cannot stall the server.
+        info = await read_connection_file_async(path, timeout=max(0.5, timeout))
         try:
+            session = cls(path, info, heartbeat=heartbeat)
+        except Exception as exc:  # traitlets rejects a field (TraitError)
+            raise KernelNotFound(f"unusable connection file {path}: {_line(exc)}") from exc
+        try:
+            try:
+                session._router.start()
+            except Exception as exc:  # zmq cannot connect to the address (ZMQError)
+                raise KernelNotFound(f"unusable connection file {path}: {_line(exc)}") from exc
             await session._verify(timeout)
         except BaseException:
             await session.close()
@@ -286,6 +309,8 @@ class KernelSession:
             "allow_stdin": False,
             "stop_on_error": True,
         }
+        if self._exited is not None:
+            return ExecutionOutcome(status="died", evalue=self._exited)
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         message = self._router.new_message("execute_request", content)
@@ -299,6 +324,8 @@ class KernelSession:
                 await asyncio.wait_for(idle, max(0.05, min(1.0, deadline - loop.time())))
         except KernelTimeout:
             return ExecutionOutcome(status="timeout")
+        except KernelDiedError as exc:
+            return ExecutionOutcome(status="died", evalue=str(exc))
         finally:
             idle.cancel()
         return ExecutionOutcome.from_reply(reply["content"])
@@ -399,6 +426,16 @@ class KernelSession:
         with contextlib.suppress(OSError, IndexError):
             return status.read_text().rsplit(")", 1)[1].split()[0] != "Z"
         return True
+
+    def process_exited(self, code: int | None) -> None:
+        """The kernel process crane started exited: dead now, and waiting requests fail."""
+        if self._closed:
+            return
+        reason = "the kernel process exited" + (f" with status {code}" if code is not None else "")
+        self._exited = reason
+        self._router.fail_pending(KernelDiedError(reason))
+        if not self._died:
+            self._mark_dead(reason)
 
     def _mark_dead(self, reason: str) -> None:
         self._died = True

@@ -16,6 +16,9 @@ class CheckResult(msgspec.Struct, kw_only=True):
     timings: dict[str, float] = msgspec.field(default_factory=dict)
     cell: int | None = None
     execution_count: int | None = None
+    # "rules" (live objects), "static" (syntax and names only: the kernel was busy),
+    # "rules+llm"; `partial` is true when the live-object rules did not run.
     engine: str = "rules"
+    partial: bool = False
     error: str | None = None
     llm: LlmOutcome | None = None

@@ -11,7 +11,7 @@ import msgspec
 from crane_server.protocol import CheckResult, NameInventory, RuntimeSnapshot, Verdict
 from crane_server.protocol.eval import ResultRow
 from crane_server.protocol.jupyter_sessions import SessionMap
-from crane_server.protocol.kernels import KernelRecord
+from crane_server.protocol.kernels import ConnectionFile, KernelRecord
 from crane_server.protocol.llm import LlmOutcome
 from crane_server.protocol.lsp import AttachKernelArgs, CellArgs, KernelStatus, ServerSettings
 
@@ -28,6 +28,7 @@ SCHEMAS: dict[str, Any] = {
     "lsp-settings": ServerSettings,
     "jupyter-session-map": SessionMap,
     "kernel-records": list[KernelRecord],
+    "kernel-connection-file": ConnectionFile,
 }
 
 PROTOCOL_DIR = Path(__file__).resolve().parents[2] / "protocol"

@@ -75,7 +75,10 @@ def _bad_inputs(tmp_path: Path, kernel: RunningKernel) -> dict[str, tuple[list[s
         "missing": (["--connection-file", str(tmp_path / "nope.json")], "no such connection file"),
         "unreadable": (["--connection-file", str(tmp_path)], "cannot read connection file"),
         "malformed": (["--connection-file", str(malformed)], "malformed connection file"),
-        "incomplete": (["--connection-file", str(incomplete)], "missing shell_port"),
+        "incomplete": (
+            ["--connection-file", str(incomplete)],
+            "missing required field `shell_port`",
+        ),
         "wrong key": (["--connection-file", str(wrong_key), *fast], "wrong"),
         "dead kernel": (["--connection-file", str(dead), *fast], "no answer from the kernel"),
         "unknown name": (["--connection-file", connection, "no_such_name"], "no_such_name"),
