@@ -3,7 +3,8 @@
 jupyter_server knows which kernel serves which notebook (its sessions); crane-server runs as
 a separate process and reads this map to bind a notebook to its kernel without a token.
 The map is rewritten after every session create, update or delete and every kernel action
-(start, restart, shutdown), and is also served at `GET /crane/sessions`.
+(start, restart, shutdown), and is also served at `GET /crane/sessions`. The extension also
+keeps the IOPub status of crane's own probes from the browser (see `quiet`).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import msgspec
 from jupyter_server.base.handlers import APIHandler
 from tornado import web
 
+from crane_server.jupyter.quiet import hide_crane_status
 from crane_server.protocol.jupyter_sessions import (
     SESSION_MAP_PREFIX,
     NotebookSession,
@@ -152,6 +154,15 @@ def load_extension(serverapp: Any) -> SessionMapWriter:
     web_app.settings[SETTINGS_KEY] = writer
     base_url = web_app.settings.get("base_url", "/")
     web_app.add_handlers(".*$", [(base_url.rstrip("/") + "/crane/sessions", SessionMapHandler)])
+
+    try:
+        from jupyter_server.services.kernels.connection.channels import (
+            ZMQChannelsWebsocketConnection,
+        )
+
+        hide_crane_status(ZMQChannelsWebsocketConnection)
+    except Exception:  # another jupyter_server layout: the indicator may flicker, nothing breaks
+        serverapp.log.warning("crane: could not hide crane's kernel status messages", exc_info=True)
 
     atexit.register(writer.remove)
     asyncio.get_event_loop().call_soon(lambda: asyncio.ensure_future(writer.refresh()))

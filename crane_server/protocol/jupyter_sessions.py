@@ -11,6 +11,10 @@ import msgspec
 
 SESSION_MAP_VERSION = 1
 SESSION_MAP_PREFIX = "crane-sessions-"
+# The `username` in the header of every message crane sends a kernel. A kernel answers each
+# request with IOPub status busy/idle; the server extension keeps those of crane's requests
+# from the browser, whose kernel status indicator would otherwise flicker to busy.
+KERNEL_CLIENT_USERNAME = "crane-server"
 
 
 class NotebookSession(msgspec.Struct, kw_only=True):
