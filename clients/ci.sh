@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Editor clients in CI: build and unit-test the VS Code extension (npm registry only), make sure
-# Neovim is installed (Debian package), then run the client tests (headless Neovim, JupyterLab).
+# Neovim is installed (Debian package), install Debian's chromium + chromedriver and enable crane's
+# Jupyter server extension, then run the client tests (headless Neovim, JupyterLab).
 #   clients/ci.sh              everything
 #   clients/ci.sh --no-pytest  build, unit tests and Neovim install only (when .ci/run's own
 #                              pytest run already collects tests/clients)
@@ -26,6 +27,16 @@ node --version
   test -s crane-vscode.vsix
   ls -l crane-vscode.vsix
 )
+
+echo "== JupyterLab: Debian's chromium and chromedriver for the real-front-end test; the server extension's config"
+command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1 \
+  || apt_install chromium chromium-driver
+chromium --version 2>/dev/null | head -1
+# A wheel install puts this file in place (pyproject data-files); an editable install (pip install
+# -e, as .ci/run does) does not, so put the same file where the wheel would.
+jupyter_conf="$(python3 -c 'import sys; print(sys.prefix)')/etc/jupyter/jupyter_server_config.d"
+mkdir -p "$jupyter_conf"
+cp clients/jupyterlab/jupyter-config/jupyter_server_config.d/crane_server.json "$jupyter_conf/"
 
 echo "== Neovim"
 command -v nvim >/dev/null 2>&1 || apt_install neovim

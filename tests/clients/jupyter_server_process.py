@@ -1,4 +1,8 @@
-"""A real `jupyter server` subprocess on 127.0.0.1 with isolated Jupyter dirs, for client tests."""
+"""A real `jupyter server` (or `jupyter lab`) subprocess on 127.0.0.1 with isolated Jupyter dirs.
+
+The user-level config, data and runtime dirs are fresh; the environment's own config
+(`sys.prefix/etc/jupyter`, where installs enable server extensions) is read as usual.
+"""
 
 from __future__ import annotations
 
@@ -26,7 +30,15 @@ def free_port() -> int:
 class JupyterServerProcess:
     """Start `python -m jupyter_server`; wait until its REST API answers."""
 
-    def __init__(self, base: Path) -> None:
+    def __init__(
+        self,
+        base: Path,
+        *,
+        app: str = "jupyter_server",
+        extensions: dict[str, bool] | None = EXTENSIONS,
+        args: tuple[str, ...] = (),
+        user_settings: dict[str, dict[str, object]] | None = None,
+    ) -> None:
         self.root_dir = base / "notebooks"
         self.runtime_dir = base / "runtime"
         for folder in (self.root_dir, self.runtime_dir, base / "config", base / "data"):
@@ -34,8 +46,16 @@ class JupyterServerProcess:
         self.token = uuid.uuid4().hex
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        config = {"ServerApp": {"jpserver_extensions": EXTENSIONS}}
-        (base / "config" / "jupyter_server_config.json").write_text(json.dumps(config))
+        if extensions is not None:  # else: only what the environment's install enabled
+            config = {"ServerApp": {"jpserver_extensions": extensions}}
+            (base / "config" / "jupyter_server_config.json").write_text(json.dumps(config))
+        for plugin, settings in (user_settings or {}).items():  # JupyterLab user settings
+            package, name = plugin.rsplit(":", 1)
+            path = (
+                base / "config" / "lab" / "user-settings" / package / f"{name}.jupyterlab-settings"
+            )
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(settings))
         env = dict(os.environ)
         env.update(
             JUPYTER_RUNTIME_DIR=str(self.runtime_dir),
@@ -46,7 +66,7 @@ class JupyterServerProcess:
         argv = [
             sys.executable,
             "-m",
-            "jupyter_server",
+            app,
             "--no-browser",
             "--allow-root",
             "--ServerApp.ip=127.0.0.1",
@@ -54,6 +74,7 @@ class JupyterServerProcess:
             "--ServerApp.port_retries=0",
             f"--IdentityProvider.token={self.token}",
             f"--ServerApp.root_dir={self.root_dir}",
+            *args,
         ]
         self.log_path = base / "jupyter-server.log"
         self._log = self.log_path.open("wb")
