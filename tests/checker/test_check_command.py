@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -134,8 +136,11 @@ def test_failing_preceding_cell_is_reported(tmp_path: Path) -> None:
     done = crane("check", str(path), "--json")
     assert done.returncode == 2
     result = json.loads(done.stdout)
-    assert "code cell 1 failed" in result["error"] and "ZeroDivisionError" in result["error"]
+    # JSON keeps the 0-based `cell`; the sentence counts cells as people do (the 2nd one).
+    assert result["cell"] == 2
+    assert "code cell 2 failed" in result["error"] and "ZeroDivisionError" in result["error"]
     assert result["findings"] == []
+    assert "code cell 2 failed" in done.stderr and len(done.stderr.splitlines()) == 1
 
 
 def test_attach_mode_reads_cell_from_stdin(kernel, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -154,3 +159,98 @@ def test_attach_mode_reads_cell_from_stdin(kernel, tmp_path: Path) -> None:  # t
     assert (
         kernel.execute("print(1)")["execution_count"] == 2
     )  # the check did not count as an execution
+
+
+def test_human_output_numbers_cells_from_one(tmp_path: Path) -> None:
+    path = notebook(tmp_path / "nb.ipynb", SETUP, "df['Clas']")
+    done = crane("check", str(path), "--cell", "1")
+    assert done.returncode == 1
+    # --cell 1 (0-based) is the second code cell; the text says so, columns are 1-based.
+    assert done.stdout.startswith(f"{path}, code cell 2, line 1:1: error: KeyError")
+    assert done.stderr == ""
+    result = json.loads(crane("check", str(path), "--cell", "1", "--json").stdout)
+    assert result["cell"] == 1 and result["findings"][0]["column"] == 0
+
+
+def test_errors_go_to_stderr_never_stdout(tmp_path: Path) -> None:
+    path = notebook(tmp_path / "nb.ipynb", SETUP, "1 / 0", "df['Amount']")
+    done = crane("check", str(path))
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert done.stderr.startswith("crane-server: error: ") and "ZeroDivisionError" in done.stderr
+    assert len(done.stderr.splitlines()) == 1 and "Traceback" not in done.stderr
+
+
+def test_a_cell_that_kills_the_kernel_is_noticed_at_once(tmp_path: Path) -> None:
+    path = notebook(tmp_path / "nb.ipynb", SETUP, "import os\nos._exit(3)", "df['Amount']")
+    started = time.monotonic()
+    done = crane("check", str(path), "--timeout", "120")
+    elapsed = time.monotonic() - started
+    assert done.returncode == 2, done.stdout
+    assert done.stdout == ""
+    assert "code cell 2 ended the kernel" in done.stderr and "status 3" in done.stderr
+    assert len(done.stderr.splitlines()) == 1 and "Traceback" not in done.stderr
+    assert elapsed < 60, elapsed  # it used to wait for the whole 121 s timeout
+
+
+def test_the_notebook_cannot_read_cranes_secrets(tmp_path: Path) -> None:
+    canary = "crane-canary-" + os.urandom(6).hex()
+    (tmp_path / ".env").write_text(f"CRANE_LLM_API_KEY={canary}-dotenv\n", encoding="utf-8")
+    # The preceding cell fails (exit 2) if the kernel's environment holds any canary.
+    probe = (
+        "import os\n"
+        "found = sorted(k for k, v in os.environ.items() if 'crane-canary-' in v)\n"
+        "assert found == [], found"
+    )
+    path = notebook(tmp_path / "nb.ipynb", probe, "x = 1")
+    env = {
+        **os.environ,
+        "OPENAI_API_KEY": canary + "-openai",
+        "HF_TOKEN": canary + "-hf",
+        "MY_SERVICE_SECRET": canary + "-secret",
+        "SOME_PLAIN_NAME": canary + "-dotenv",  # the .env key's value under another name
+        "CRANE_PLAIN_CHECK": "visible",
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "crane_server", "check", str(path), "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    # Ordinary variables still reach the kernel: the filter is not "drop everything".
+    plain = notebook(
+        tmp_path / "plain.ipynb", "import os\nassert os.environ['CRANE_PLAIN_CHECK']", "y = 1"
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "crane_server", "check", str(plain)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+
+
+def test_busy_kernel_says_static_check_only(kernel, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    kernel.execute(SETUP)
+    kernel.client.execute("import time\ntime.sleep(30)")
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:  # wait until the cell is running (status busy)
+        message = kernel.client.get_iopub_msg(timeout=30)
+        if message["msg_type"] == "execute_input":
+            break
+    args = ["check", "--connection-file", str(kernel.connection_file), "-"]
+    done = crane(*args, stdin="df['missing']")
+    assert done.returncode == 0, done.stderr
+    assert "kernel busy: static check only" in done.stdout
+    assert "no crash predicted" in done.stdout
+    result = json.loads(crane(*args, "--json", stdin="df['missing']").stdout)
+    assert result["engine"] == "static" and result["partial"] is True
+    assert result["crash"] is False
+    undefined = json.loads(crane(*args, "--json", stdin="print(no_such_name)").stdout)
+    assert undefined["crash"] is True and undefined["engine"] == "static"
+    kernel.manager.interrupt_kernel()
