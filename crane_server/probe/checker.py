@@ -32,6 +32,7 @@ from . import (
     rules_sklearn,
     rules_statsmodels,
     rules_torch,
+    shadows,
 )
 from .outcomes import CallSite, Raise, Result, to_finding
 from .values import (
@@ -707,8 +708,8 @@ class Checker:
                 continue
             value = self.eval(element)
             values.append(value)
-            if not isinstance(value, Val):
-                known = False
+            if not isinstance(value, Val) or value.live:
+                known = False  # a user's own object (no shadow) never enters a built container
         return [v.obj for v in values] if known else None
 
     def expr_List(self, node: ast.List) -> Any:
@@ -735,6 +736,9 @@ class Checker:
             key = self.eval(key_node) if key_node is not None else UNKNOWN
             value = self.eval(value_node)
             if key_node is None or not isinstance(key, Val) or not isinstance(value, Val):
+                known = False
+                continue
+            if key.live or value.live:
                 known = False
                 continue
             try:
@@ -1136,11 +1140,15 @@ class Checker:
         if builtin == "enumerate" and len(site.args) == 1 and not site.kwargs:
             batch = rules_torch.loader_batch(site.args[0].obj)
             if batch is not None:
+                batch = shadows.shadow_batch(batch)
+            if batch is not None:
                 # The first (index, batch) pair; the loop's later iterations are not judged.
                 return Val([(0, batch)], sampled=True, rows=1 << 30, origin="standin")
         if builtin == "len" and len(site.args) == 1:
             length = length_of(site.args[0])
             return Val(length) if length is not None else UNKNOWN
+        if any(v.live for v in everything):
+            return UNKNOWN  # the user's own object: no shadow of it exists to evaluate on
         if builtin in purity.ITERATING_BUILTINS and not all(
             safe_to_iterate(v.obj) or not _iterable(v.obj) for v in everything
         ):
@@ -1158,7 +1166,7 @@ class Checker:
                 if purity.pure_builtin(func) in ("enumerate", "zip", "reversed"):
                     result = list(result)  # iterate our own copy, never a lazy object twice
         except Exception as exc:  # the real call would raise the same on exact inputs
-            if sampled or fake or not self.certain:
+            if sampled or fake or not self.certain or shadows.shadow_limit(exc):
                 return UNKNOWN
             self.report(rules_python.raised(exc, site), site.node)
             return UNKNOWN

@@ -6,6 +6,7 @@ import json
 import os
 import sys
 import time
+import warnings
 from typing import Any, Callable, Dict
 
 from . import checker, summarise
@@ -44,12 +45,12 @@ def _unload_new_submodules(before: "set[str]") -> None:
     """Undo lazy imports of submodules (e.g. numpy.rec) that library code did during the op.
 
     Library functions the checker evaluates may load a submodule of a package the user has
-    already imported; the user's namespace never sees it, and sys.modules is restored so the
-    kernel is left exactly as it was.
+    already imported, or a package it needs (pandas' Styler loads jinja2); the user's
+    namespace never sees it, and sys.modules is restored so the kernel is left as it was.
     """
     for name in set(sys.modules) - before:
         root = name.split(".", 1)[0]
-        if name.startswith("_crane_probe") or root not in before or root in _NEVER_UNLOAD:
+        if name.startswith("_crane_probe") or root in _NEVER_UNLOAD:
             continue
         module = sys.modules.pop(name, None)
         parent_name, _, child = name.rpartition(".")
@@ -61,16 +62,73 @@ def _unload_new_submodules(before: "set[str]") -> None:
                 pass
 
 
+class GlobalState:
+    """Global state a library call could move: RNGs, warnings filters, the working directory.
+
+    Saved before an operation and put back after it only where it changed, so a probe
+    operation never leaves a trace even if some evaluated library code draws or chdirs.
+    """
+
+    def __init__(self) -> None:
+        import random
+
+        self.random = random.getstate()
+        self.filters = list(warnings.filters)
+        self.cwd = _cwd()
+        np = sys.modules.get("numpy")
+        self.numpy = np.random.get_state(legacy=False) if np is not None else None
+        torch = sys.modules.get("torch")
+        self.torch = torch.get_rng_state() if torch is not None else None
+
+    def restore(self) -> None:
+        import random
+
+        if random.getstate() != self.random:
+            random.setstate(self.random)
+        if warnings.filters != self.filters:
+            warnings.filters[:] = self.filters  # type: ignore[index]
+            mutated = getattr(warnings, "_filters_mutated", None)
+            if callable(mutated):
+                mutated()
+        if self.cwd is not None and _cwd() != self.cwd:
+            os.chdir(self.cwd)
+        np = sys.modules.get("numpy")
+        if np is not None and self.numpy is not None:
+            now = np.random.get_state(legacy=False)
+            if (
+                now["state"]["key"].tobytes() != self.numpy["state"]["key"].tobytes()
+                or any(now[k] != self.numpy[k] for k in ("has_gauss", "gauss"))
+                or now["state"]["pos"] != self.numpy["state"]["pos"]
+            ):
+                np.random.set_state(self.numpy)
+        torch = sys.modules.get("torch")
+        if (
+            torch is not None
+            and self.torch is not None
+            and not torch.equal(torch.get_rng_state(), self.torch)
+        ):
+            torch.set_rng_state(self.torch)
+
+
+def _cwd() -> Any:
+    try:
+        return os.getcwd()
+    except OSError:
+        return None
+
+
 def dispatch(op: str, payload_json: str) -> JsonResult:
     """Run one probe operation; errors come back as {"error": ...}, never as a traceback."""
     started = time.perf_counter()
     before = set(sys.modules)
+    state = GlobalState()
     try:
         payload = json.loads(payload_json)
         try:
             result = OPS[op](payload)
         finally:
             _unload_new_submodules(before)
+            state.restore()
         if isinstance(result, dict):
             result.setdefault("execution_count", _execution_count())
             result["elapsed_ms"] = (time.perf_counter() - started) * 1000.0

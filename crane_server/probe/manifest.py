@@ -11,6 +11,7 @@ SHIPPED_MODULES = (
     "summary_tf",
     "summarise",
     "values",
+    "shadows",
     "outcomes",
     "purity",
     "gate",

@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 from typing import Any, List, Optional
 
+from . import shadows
 from .outcomes import CallSite, Raise, Result
 from .values import UNKNOWN, BoundMethod, Val, as_dict, from_namespace, is_tensor, loaded
 
@@ -100,9 +101,9 @@ def _runnable(module: Any) -> bool:
     return name in SAFE_LAYERS and not module._forward_hooks and not module._forward_pre_hooks
 
 
-def _shadow(tensor: Any) -> Any:
+def _shadow(tensor: Any, meta: bool = False) -> Any:
     """An independent copy of an input: in-place layers (ReLU(inplace=True)) write into it."""
-    return tensor.detach().clone()
+    return tensor.detach().to("meta") if meta else tensor.detach().clone()
 
 
 def _run(module: Any, tensor: Any) -> Any:
@@ -165,6 +166,8 @@ def on_call(chk: Any, site: CallSite) -> Any:
             return _construct(site, cls)
     if not isinstance(func, Val) or not _library_module(func.obj):
         return None
+    if func.live:
+        return Result(UNKNOWN)  # a module without a meta shadow is never run
     module = func.obj
     if site.has_star or site.kwargs or not all(isinstance(a, Val) for a in site.args):
         return Result(UNKNOWN)
@@ -174,27 +177,30 @@ def on_call(chk: Any, site: CallSite) -> Any:
     from .checker import quiet
 
     standin = any(v.origin == "standin" for v in tensors)
+    meta = shadows.on_meta(module, [v.obj for v in tensors])
+    if meta:
+        module = shadows.as_meta(module)
     if _is_loss(module) and len(tensors) == 2:
         try:
             with quiet():
                 result = type(module).forward(
-                    module, _shadow(tensors[0].obj), _shadow(tensors[1].obj)
+                    module, _shadow(tensors[0].obj, meta), _shadow(tensors[1].obj, meta)
                 )
         except Exception as exc:
-            if standin and not _structural(exc):
+            if shadows.shadow_limit(exc) or (standin and not _structural(exc)):
                 return Result(UNKNOWN)
             return _raise(site, exc, module, tensors)
         return Result(Val(result, origin="standin" if standin else ""))
     if len(tensors) != 1 or not _runnable(module):
         return Result(UNKNOWN)
     tensor = tensors[0].obj
-    if tensor.numel() > MAX_INPUT_ELEMENTS:
+    if tensor.numel() > MAX_INPUT_ELEMENTS and not meta:
         return Result(UNKNOWN)  # too costly to run here; shapes downstream are not judged
     try:
         with quiet():
-            result = _run(module, _shadow(tensor))
+            result = _run(module, _shadow(tensor, meta))
     except Exception as exc:
-        if standin and not _structural(exc):
+        if shadows.shadow_limit(exc) or (standin and not _structural(exc)):
             return Result(UNKNOWN)
         return _raise(site, exc, module, tensors)
     return Result(Val(result, origin="standin" if standin else ""))

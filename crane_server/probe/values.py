@@ -1,10 +1,12 @@
 """Abstract values the checker follows through a cell.
 
 A value is either UNKNOWN (the checker lost track and judges nothing about it) or a `Val`
-wrapping a real object: one taken from the user namespace (never mutated) or one computed
-by a pure library operation. Large objects are represented by a bounded sample: `Val.rows`
-then holds the true number of rows and `Val.sampled` is set, and only facts that a sample
-preserves (columns, dtypes, trailing dimensions) are trusted.
+wrapping an object: for data from the user namespace, a shadow that shares no memory with it
+(see shadows.py), or one computed by a library operation on shadows. Large numpy and pandas
+objects are shadowed by a bounded head sample: `Val.rows` then holds the true number of rows
+and `Val.sampled` is set, and only facts that a sample preserves (columns, dtypes, trailing
+dimensions) are trusted. Data that has no shadow stays `live`: it may be looked at, never
+handed to an evaluated call.
 """
 
 from __future__ import annotations
@@ -51,8 +53,6 @@ LIBRARY_ROOTS = frozenset(
 
 # Objects with more rows than this are represented by a head sample.
 SAMPLE_ROWS = 2000
-# Tensors/arrays with more elements than this are not evaluated at all.
-MAX_EVAL_ELEMENTS = 2_000_000
 
 
 class Unknown:
@@ -75,7 +75,7 @@ UNKNOWN = Unknown()
 class Val:
     """A tracked value: the object itself, or a head sample of it (`sampled`, true `rows`)."""
 
-    __slots__ = ("fake", "obj", "origin", "rows", "sampled")
+    __slots__ = ("fake", "live", "obj", "origin", "rows", "sampled")
 
     def __init__(
         self,
@@ -84,8 +84,11 @@ class Val:
         rows: Optional[int] = None,
         origin: str = "",
         fake: bool = False,
+        live: bool = False,
     ) -> None:
         self.obj = obj
+        # `live`: the user's own object (no shadow exists): never passed to an evaluated call.
+        self.live = live
         self.sampled = sampled
         self.rows = rows
         self.origin = origin
@@ -315,27 +318,58 @@ def holds_user_objects(obj: Any) -> bool:
 
 
 def from_namespace(obj: Any) -> Any:
-    """Wrap a namespace object, sampling large frames and arrays; user objects stay opaque."""
-    if holds_user_objects(obj):
+    """The tracked form of a namespace object: its shadow, or the object itself, marked live."""
+    from . import shadows
+
+    if shadows.is_lazy_module(obj):
+        # Lazy loaders import on first attribute access: judged only once the user loaded it.
+        return Val(obj, origin="namespace") if shadows.lazy_module_loaded(obj) else UNKNOWN
+    if _passive(obj):
+        return Val(obj, origin="namespace")
+    found = shadows.shadow(obj)
+    if found is None:
         return UNKNOWN
-    if is_dataframe(obj) or is_series(obj):
-        rows = len(obj)
-        if rows > SAMPLE_ROWS:
-            return Val(obj.iloc[:SAMPLE_ROWS], sampled=True, rows=rows, origin="namespace")
-        return Val(obj, origin="namespace")
-    if is_ndarray(obj):
-        if obj.ndim and obj.shape[0] > SAMPLE_ROWS and obj.size > MAX_EVAL_ELEMENTS // 10:
-            return Val(obj[:SAMPLE_ROWS], sampled=True, rows=int(obj.shape[0]), origin="namespace")
-        return Val(obj, origin="namespace")
-    if is_tensor(obj):
-        try:
-            numel = int(obj.numel())
-        except Exception:
-            return UNKNOWN
-        if numel > MAX_EVAL_ELEMENTS or str(obj.device) == "meta" or obj.is_sparse:
-            return UNKNOWN
-        return Val(obj, origin="namespace")
-    return Val(obj, origin="namespace")
+    if found is shadows.NOT_SHADOWED:
+        copied = _copy_plain(obj) if is_plain_data(obj) else NOT_COPIED
+        if copied is not NOT_COPIED:
+            return Val(copied, origin="namespace")
+        return Val(obj, origin="namespace", live=True)
+    return Val(found.obj, sampled=found.sampled, rows=found.rows, origin="namespace")
+
+
+def _passive(obj: Any) -> bool:
+    """Modules, classes, functions and immutable scalars: nothing of the user's to change."""
+    import types
+
+    if type(obj) in (int, float, complex, bool, str, bytes, type(None), range, slice):
+        return True
+    if isinstance(obj, (types.ModuleType, type, types.FunctionType, types.BuiltinFunctionType)):
+        owner = getattr(obj, "__self__", None) if type(obj) is types.BuiltinFunctionType else None
+        return owner is None or isinstance(owner, types.ModuleType)
+    np = loaded("numpy")
+    return np is not None and (isinstance(obj, np.generic) and not isinstance(obj, np.object_))
+
+
+NOT_COPIED = object()
+
+
+def _copy_plain(obj: Any) -> Any:
+    """An independent copy of builtin containers, items shadowed; NOT_COPIED if one cannot be."""
+    from . import shadows
+
+    tp = type(obj)
+    if tp in (list, tuple, set, frozenset):
+        items = [_copy_plain(item) for item in obj]
+        return NOT_COPIED if any(i is NOT_COPIED for i in items) else tp(items)
+    if tp is dict:
+        values = {key: _copy_plain(value) for key, value in obj.items()}
+        return NOT_COPIED if any(v is NOT_COPIED for v in values.values()) else values
+    if _passive(obj):
+        return obj
+    found = shadows.shadow(obj)
+    if found is None or found is shadows.NOT_SHADOWED or found.sampled:
+        return NOT_COPIED
+    return found.obj
 
 
 def shape_of(obj: Any) -> Optional[Tuple[int, ...]]:
@@ -360,9 +394,7 @@ def true_shape(value: Val) -> Optional[Tuple[int, ...]]:
 
 
 def closest_name(name: Any, candidates: List[Any]) -> Optional[str]:
-    """The candidate most similar to `name` (difflib), if any is reasonably close."""
-    import difflib
-
+    """The candidate most similar to `name`, if any is reasonably close (imports nothing)."""
     if not isinstance(name, str):
         return None
     texts = [c for c in candidates if isinstance(c, str)]
@@ -372,8 +404,30 @@ def closest_name(name: Any, candidates: List[Any]) -> Optional[str]:
     stripped = {c.strip(): c for c in texts}
     if name.strip() in stripped and stripped[name.strip()] != name:
         return stripped[name.strip()]
-    matches = difflib.get_close_matches(name, texts, n=1, cutoff=0.6)
-    return matches[0] if matches else None
+    best: Optional[str] = None
+    best_score = 0.6
+    for text in texts[:5000]:
+        if text == name or abs(len(text) - len(name)) > max(len(name), 3):
+            continue
+        score = similarity(name, text)
+        if score > best_score or (score == best_score and best is None and score > 0.6):
+            best, best_score = text, score
+    return best
+
+
+def similarity(a: str, b: str) -> float:
+    """2 * (length of a longest common subsequence) / (total length): 1.0 for equal strings."""
+    if not a and not b:
+        return 1.0
+    if len(a) > 200 or len(b) > 200:
+        return 0.0
+    previous = [0] * (len(b) + 1)
+    for ch in a:
+        current = [0]
+        for j, other in enumerate(b):
+            current.append(previous[j] + 1 if ch == other else max(previous[j + 1], current[j]))
+        previous = current
+    return 2.0 * previous[-1] / (len(a) + len(b))
 
 
 def preview(items: List[Any], limit: int = 12) -> str:

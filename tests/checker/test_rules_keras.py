@@ -13,6 +13,7 @@ import numpy as np
 import keras
 import tensorflow as tf
 from keras import layers
+_ = tf.keras.layers  # the user has used tf.keras (a lazy module) before
 X = np.random.rand(12, 4).astype("float32")
 X5 = np.random.rand(12, 5).astype("float32")
 T5 = tf.zeros((4, 5))

@@ -1,0 +1,365 @@
+"""Shadows: what the checker evaluates in place of a user's object, sharing no memory with it.
+
+A shadow is built by library code only (never a user dunder, `__deepcopy__`, `__array__` or
+`__getattr__`): numpy and pandas objects become independent copies of a bounded head sample
+(pandas without `attrs`), torch tensors and library modules live on the `meta` device (exact
+shapes and dtypes at any size, no data), scikit-learn estimators are clones with copied fitted
+attributes. Anything else that holds data is not shadowed and never evaluated.
+"""
+
+from __future__ import annotations
+
+import types
+from typing import Any, Dict, List, Optional, Tuple
+
+from .values import SAMPLE_ROWS, is_library_type, loaded
+
+# A copied sample holds at most this many elements (a few MB, well under a millisecond).
+MAX_SAMPLE_ELEMENTS = 1_000_000
+# Tensors up to this many elements (and modules up to this many parameter elements) are
+# shadowed by real CPU copies, so value- and dtype-dependent checks stay exact; larger ones
+# live on the meta device, where only shapes and dtypes exist.
+SMALL_TENSOR_ELEMENTS = 1 << 16
+SMALL_MODULE_ELEMENTS = 1 << 20
+# Fitted arrays of an estimator copied for its shadow, at most (bytes).
+MAX_ESTIMATOR_BYTES = 64 << 20
+# Plain scalar types an object-dtype sample may hold (immutable, no user dunders).
+PLAIN_SCALARS = (int, float, complex, bool, str, bytes, type(None))
+
+NOT_SHADOWED = object()
+
+
+class Shadow:
+    """A shadow object with the facts of the original a sample does not keep."""
+
+    __slots__ = ("obj", "rows", "sampled")
+
+    def __init__(self, obj: Any, rows: Optional[int] = None, sampled: bool = False) -> None:
+        self.obj = obj
+        self.rows = rows
+        self.sampled = sampled
+
+
+def is_lazy_module(obj: Any) -> bool:
+    """A module object of a ModuleType subclass (lazy loaders): never touch its attributes."""
+    return isinstance(obj, types.ModuleType) and type(obj) is not types.ModuleType
+
+
+def lazy_module_loaded(module: Any) -> bool:
+    """A lazy module whose attributes are already in its dict (loading copies them there)."""
+    return len(_instance(module)) > 12
+
+
+def shadow(obj: Any) -> Any:
+    """The shadow of a namespace object, None when it cannot be judged, NOT_SHADOWED otherwise."""
+    np = loaded("numpy")
+    if np is not None and type(obj) is np.ndarray:
+        return _ndarray(np, obj)
+    pd = loaded("pandas")
+    if pd is not None and type(obj) in (pd.DataFrame, pd.Series):
+        return _pandas(pd, obj)
+    torch = loaded("torch")
+    if torch is not None:
+        if type(obj) in (torch.Tensor, getattr(torch.nn, "Parameter", None)):
+            return _tensor(torch, obj, _numel(obj) <= SMALL_TENSOR_ELEMENTS)
+        nn = loaded("torch.nn")
+        if nn is not None and isinstance(obj, nn.Module):
+            if not _library_module_tree(nn, obj, 0):
+                return NOT_SHADOWED
+            small = sum(_numel(t) for m in [obj, *_submodules(obj, 0)] for t in _tensors_of(m))
+            module = _copy_module(torch, obj, small <= SMALL_MODULE_ELEMENTS)
+            return Shadow(module) if module is not None else None
+    base = loaded("sklearn.base")
+    if base is not None and isinstance(obj, base.BaseEstimator):
+        return _estimator(base, obj)
+    return NOT_SHADOWED
+
+
+def _plain_objects(np: Any, array: Any) -> bool:
+    """Every element of an object array is a plain immutable scalar (checked without dunders)."""
+    for item in array.reshape(-1).tolist():
+        if type(item) not in PLAIN_SCALARS and not isinstance(item, np.generic):
+            return False
+    return True
+
+
+def _ndarray(np: Any, obj: Any) -> Any:
+    if obj.dtype.hasobject and obj.dtype != object:
+        return None  # structured dtypes with object fields
+    rows = int(obj.shape[0]) if obj.ndim else 1
+    per_row = (int(obj.size) // rows) if rows else 0
+    keep = rows
+    if obj.ndim and rows > SAMPLE_ROWS:
+        keep = SAMPLE_ROWS
+    if per_row * keep > MAX_SAMPLE_ELEMENTS:
+        keep = MAX_SAMPLE_ELEMENTS // per_row if per_row else keep
+        if keep < 1:
+            return None
+    sample = obj[:keep] if obj.ndim else obj
+    copied = np.array(sample, copy=True, subok=False)
+    if obj.dtype == object and not _plain_objects(np, copied):
+        return None
+    sampled = bool(obj.ndim) and keep < rows
+    return Shadow(copied, rows=rows if sampled else None, sampled=sampled)
+
+
+def _pandas(pd: Any, obj: Any) -> Any:
+    """An attrs-free deep copy of the head rows, built from the block manager."""
+    try:
+        manager = obj._mgr
+        rows = int(manager.shape[-1]) if type(obj) is pd.DataFrame else len(manager)
+        width = 1 if type(obj) is pd.Series else max(int(manager.shape[0]), 1)
+        keep = min(rows, SAMPLE_ROWS, max(MAX_SAMPLE_ELEMENTS // width, 1))
+        axis = 1 if type(obj) is pd.DataFrame else 0
+        part = manager.get_slice(slice(0, keep), axis=axis) if keep < rows else manager
+        copied = part.copy(deep=True)
+        result = type(obj)._from_mgr(copied, axes=copied.axes)
+        if type(obj) is pd.Series:
+            result.name = obj.name
+    except Exception:
+        return None
+    if not _plain_frame(pd, result):
+        return None
+    sampled = keep < rows
+    return Shadow(result, rows=rows if sampled else None, sampled=sampled)
+
+
+def _plain_frame(pd: Any, obj: Any) -> bool:
+    """Object columns (and labels) of the copied sample hold plain scalars only."""
+    np = loaded("numpy")
+    if np is None:
+        return False
+    columns = [obj] if type(obj) is pd.Series else [obj.iloc[:, i] for i in range(obj.shape[1])]
+    for column in columns:
+        if column.dtype == object and not _plain_objects(np, column.to_numpy()):
+            return False
+    labels = [obj.index] + ([obj.columns] if type(obj) is pd.DataFrame else [])
+    for index in labels:
+        if index.dtype == object and not _plain_objects(np, np.asarray(index[:SAMPLE_ROWS])):
+            return False
+    return True
+
+
+def _numel(tensor: Any) -> int:
+    try:
+        return int(tensor.numel())
+    except Exception:
+        return 1 << 62
+
+
+def _tensor(torch: Any, obj: Any, real: bool) -> Any:
+    """A detached CPU copy (small tensors) or a meta tensor, same shape, dtype, requires_grad."""
+    if not real or obj.is_meta or obj.device.type != "cpu":
+        return _meta_tensor(torch, obj)
+    try:
+        if obj.layout != torch.strided or obj.is_quantized or obj.is_nested:
+            return None
+        copy = obj.detach().clone()
+        if obj.requires_grad:
+            copy.requires_grad_(True)
+        if type(obj) is not torch.Tensor:
+            copy = torch.nn.Parameter(copy, requires_grad=obj.requires_grad)
+    except Exception:
+        return None
+    return Shadow(copy)
+
+
+def _meta_tensor(torch: Any, obj: Any) -> Any:
+    """A tensor on the meta device: same shape, strides, dtype and requires_grad, no data."""
+    try:
+        if obj.layout != torch.strided or obj.is_quantized or obj.is_nested:
+            return None
+        meta = torch.empty_strided(
+            tuple(obj.shape), tuple(obj.stride()), dtype=obj.dtype, device="meta"
+        )
+        if obj.requires_grad:
+            meta.requires_grad_(True)
+        if type(obj) is not torch.Tensor:
+            meta = torch.nn.Parameter(meta, requires_grad=obj.requires_grad)
+    except Exception:
+        return None
+    return Shadow(meta)
+
+
+def _library_module_tree(nn: Any, module: Any, depth: int) -> bool:
+    """A module whose every submodule is a torch.nn class (no user forward anywhere)."""
+    if depth > 50 or not type(module).__module__.startswith("torch.nn"):
+        return False
+    children = _instance(module).get("_modules")
+    if type(children) is not dict:
+        return False
+    return all(
+        child is None
+        or (isinstance(child, nn.Module) and _library_module_tree(nn, child, depth + 1))
+        for child in children.values()
+    )
+
+
+def _instance(obj: Any) -> Dict[str, Any]:
+    try:
+        found = object.__getattribute__(obj, "__dict__")
+    except Exception:
+        return {}
+    return found if type(found) is dict else {}
+
+
+def as_meta(module: Any) -> Any:
+    """The meta-device form of a (shadow) module, for a call where some input is meta."""
+    torch = loaded("torch")
+    return _copy_module(torch, module, False) if torch is not None else None
+
+
+def _copy_module(torch: Any, module: Any, real: bool) -> Any:
+    """A copy of a library module, parameters and buffers copied (real) or meta, hooks dropped."""
+    state = dict(_instance(module))
+    copied: Dict[str, Any] = {}
+    for registry in ("_parameters", "_buffers"):
+        entries = state.get(registry)
+        if type(entries) is not dict:
+            return None
+        new: Dict[str, Any] = {}
+        for name, tensor in entries.items():
+            if tensor is None:
+                new[name] = None
+                continue
+            shadowed = _tensor(torch, tensor, real)
+            if shadowed is None:
+                return None
+            new[name] = shadowed.obj
+        copied[registry] = new
+    children = {}
+    for name, child in state["_modules"].items():
+        children[name] = None if child is None else _copy_module(torch, child, real)
+        if child is not None and children[name] is None:
+            return None
+    copied["_modules"] = children
+    for key, value in state.items():
+        if key.endswith("hooks") and isinstance(value, dict):
+            copied[key] = type(value)()
+    state.update(copied)
+    shadow_module = object.__new__(type(module))
+    _instance(shadow_module).update(state)
+    return shadow_module
+
+
+def _library_value(np: Any, value: Any, depth: int) -> bool:
+    """Plain data, numpy data or library objects all the way down (no user classes)."""
+    if depth > 6:
+        return False
+    if type(value) in PLAIN_SCALARS or isinstance(value, (types.FunctionType, type)):
+        return type(value) in PLAIN_SCALARS or _library_callable(value)
+    if type(value) in (list, tuple, set, frozenset):
+        return len(value) <= 10000 and all(_library_value(np, v, depth + 1) for v in value)
+    if type(value) is dict:
+        return len(value) <= 10000 and all(
+            type(k) in PLAIN_SCALARS and _library_value(np, v, depth + 1) for k, v in value.items()
+        )
+    if np is not None and type(value) is np.ndarray:
+        return not value.dtype.hasobject or _plain_objects(np, value)
+    if not is_library_type(type(value)):
+        return False
+    return all(_library_value(np, v, depth + 1) for v in _instance(value).values())
+
+
+def _library_callable(value: Any) -> bool:
+    """A function or class that numpy, scipy or scikit-learn defines."""
+    if isinstance(value, type):
+        module = vars(value).get("__module__")
+    else:
+        module = value.__module__
+    return isinstance(module, str) and module.split(".")[0] in ("sklearn", "numpy", "scipy")
+
+
+def _estimator(base: Any, obj: Any) -> Any:
+    """sklearn.base.clone plus copies of the fitted attributes (scikit-learn's own classes only)."""
+    import copy
+
+    np = loaded("numpy")
+    if not type(obj).__module__.startswith("sklearn") or not _library_value(np, obj, 0):
+        return NOT_SHADOWED
+    state = _instance(obj)
+    size = sum(v.nbytes for v in _arrays(np, state, 0))
+    if size > MAX_ESTIMATOR_BYTES:
+        return None
+    try:
+        from .checker import quiet
+
+        with quiet():
+            clone = base.clone(obj)
+            fitted = {k: copy.deepcopy(v) for k, v in state.items() if k.endswith("_")}
+            _instance(clone).update(fitted)
+    except Exception:
+        return None
+    return Shadow(clone)
+
+
+def _arrays(np: Any, value: Any, depth: int) -> Tuple[Any, ...]:
+    """numpy arrays inside an estimator's state (to bound what its shadow copies)."""
+    if depth > 6 or np is None:
+        return ()
+    if type(value) is np.ndarray:
+        return (value,)
+    if type(value) in (list, tuple):
+        return tuple(a for v in value for a in _arrays(np, v, depth + 1))
+    if type(value) is dict:
+        return tuple(a for v in value.values() for a in _arrays(np, v, depth + 1))
+    if is_library_type(type(value)) and not isinstance(value, type):
+        return tuple(a for v in _instance(value).values() for a in _arrays(np, v, depth + 1))
+    return ()
+
+
+def shadow_batch(batch: Any) -> Any:
+    """Meta shadows of the tensors of a loader's first batch (None if one has none)."""
+    torch = loaded("torch")
+    if torch is None:
+        return None
+    shadowed = [
+        _tensor(torch, t, _numel(t) <= SMALL_TENSOR_ELEMENTS)
+        if isinstance(t, torch.Tensor)
+        else None
+        for t in batch
+    ]
+    if any(s is None for s in shadowed):
+        return None
+    return [s.obj for s in shadowed if s is not None]
+
+
+def on_meta(module: Any, tensors: Any) -> bool:
+    """Whether a module call must run on the meta device (its shadow or an input is meta)."""
+    everything = list(tensors)
+    for part in [module, *_submodules(module, 0)]:
+        everything.extend(_tensors_of(part))
+    return any(getattr(t, "is_meta", False) for t in everything)
+
+
+def _submodules(module: Any, depth: int) -> Any:
+    children = _instance(module).get("_modules")
+    if depth > 50 or type(children) is not dict:
+        return []
+    found: List[Any] = []
+    for child in children.values():
+        if child is not None:
+            found.append(child)
+            found.extend(_submodules(child, depth + 1))
+    return found
+
+
+def _tensors_of(module: Any) -> Any:
+    found: List[Any] = []
+    for registry in ("_parameters", "_buffers"):
+        entries = _instance(module).get(registry)
+        if type(entries) is dict:
+            found.extend(t for t in entries.values() if t is not None)
+    return found
+
+
+# Messages of errors that come from a shadow's limits, not from the user's program.
+_SHADOW_LIMIT_WORDS = ("meta", "no data", "Cannot copy out", "data-dependent")
+
+
+def shadow_limit(exc: BaseException) -> bool:
+    """An error a meta shadow raises where the real object would not (data needed, no kernel)."""
+    if isinstance(exc, NotImplementedError):
+        return True
+    text = str(exc)
+    return any(word in text for word in _SHADOW_LIMIT_WORDS)
