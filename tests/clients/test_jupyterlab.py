@@ -66,6 +66,82 @@ def test_spec_validates_against_jupyter_lsp_schema() -> None:
     assert set(spec["config_schema"]["properties"]) >= {"crane.llm.model", "crane.debounce_ms"}
 
 
+def _raw(session: Any, msg_type: str, parent: dict[str, Any]) -> list[bytes]:
+    """A kernel message as the websocket connection receives it from zmq."""
+    message = session.msg(msg_type, {"execution_state": "busy"}, parent=parent)
+    return list(session.serialize(message, ident=[b"kernel.iopub"]))
+
+
+@pytest.mark.parametrize(
+    ("channel", "msg_type", "username", "hidden"),
+    [
+        pytest.param("iopub", "status", "crane-server", True, id="crane-probe-status"),
+        pytest.param("iopub", "status", "lab-user", False, id="users-status"),
+        pytest.param("iopub", "stream", "crane-server", False, id="not-a-status"),
+        pytest.param("shell", "status", "crane-server", False, id="not-iopub"),
+    ],
+)
+def test_crane_status_is_kept_from_the_browser(
+    channel: str, msg_type: str, username: str, hidden: bool
+) -> None:
+    from jupyter_client.session import Session
+
+    from crane_server.jupyter.quiet import hide_crane_status
+
+    kernel = Session(key=b"secret")
+    requester = Session(key=b"secret", username=username)
+    parent = requester.msg("execute_request", {"code": "", "silent": True})
+
+    class Connection:  # the part of ZMQChannelsWebsocketConnection the wrapper uses
+        session = Session(key=b"secret")
+        sent: list[str]
+
+        def handle_outgoing_message(self, stream: Any, outgoing_msg: list[Any]) -> None:
+            self.sent.append(stream)
+
+    assert hide_crane_status(Connection) is True
+    assert hide_crane_status(Connection) is False  # wrapped once
+    connection = Connection()
+    connection.sent = []
+    connection.handle_outgoing_message(channel, _raw(kernel, msg_type, parent["header"]))
+    assert connection.sent == ([] if hidden else [channel])
+
+
+def test_wheel_enables_the_server_extension(tmp_path: Path) -> None:
+    """A wheel install puts the extension's config into sys.prefix/etc/jupyter (data-files)."""
+    import zipfile
+
+    repo = Path(__file__).resolve().parents[2]
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(tmp_path),
+            str(repo),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=180,
+    )
+    (wheel,) = tmp_path.glob("crane_server-*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        configs = [
+            n for n in archive.namelist() if n.endswith("jupyter_server_config.d/crane_server.json")
+        ]
+        assert configs and configs[0].split("/", 2)[1:] == [
+            "data",
+            "etc/jupyter/jupyter_server_config.d/crane_server.json",
+        ], configs
+        config = json.loads(archive.read(configs[0]))
+    assert config == {"ServerApp": {"jpserver_extensions": {"crane_server.jupyter": True}}}
+
+
 def test_lsp_status_lists_crane(jupyter: JupyterServerProcess) -> None:
     response = jupyter.client.get("/lsp/status")
     assert response.status_code == 200, response.text
@@ -130,6 +206,7 @@ def test_session_maps_notebook_to_kernel(jupyter: JupyterServerProcess) -> None:
         check=True,
     )
     records = {r["kernel_id"]: r for r in json.loads(discovered.stdout)}
+    assert "notebook_path" in records[kernel_id], records[kernel_id]
     assert Path(records[kernel_id]["notebook_path"]).resolve() == Path(entry.abs_path).resolve()
     assert records[kernel_id]["mapped_by"] in ("crane-sessions", "server-sessions")
 
