@@ -14,7 +14,10 @@ from tests.conftest import RunningKernel
 from tests.lsp.helpers import (
     SERVER,
     Recorder,
+    crane_diagnostics,
+    has_code,
     initialize_params,
+    open_notebook,
     push_only_capabilities,
     text_document_scenario,
     text_item,
@@ -102,3 +105,16 @@ async def test_a_document_it_cannot_map_is_logged(
     messages = await recorder.wait_for(logged)
     assert len(messages) == 1, messages
     assert uri not in client.diagnostics or not client.diagnostics[uri]
+
+
+async def test_vscode_notebook_with_a_file_uri_stays_a_notebook(client: LanguageClient) -> None:
+    """A notebookDocument named `file:///....ipynb` is checked per cell, never as a joined text."""
+    recorder: Recorder = client.recorder  # type: ignore[attr-defined]
+    uri = "file:///home/me/project/reports/vscode.ipynb"
+    cells = open_notebook(
+        client, uri, [("code", "import pandas as pd"), ("code", "sales_v['nope']")]
+    )
+    found = await recorder.wait_for(lambda: has_code(client, cells[1], "pandas-missing-column"))
+    assert found[0].range.start.line == 0
+    assert not crane_diagnostics(client, uri)
+    assert not [m for m in client.log_messages if "not checking" in m.message and uri in m.message]
