@@ -41,7 +41,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--connection-file", help="check against this running kernel instead of a fresh one"
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
-    parser.add_argument("--timeout", type=float, default=120.0, help="seconds per preceding cell")
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=120.0,
+        help="seconds per preceding cell (and, at most 5, to reach a --connection-file kernel)",
+    )
     add_llm_arguments(parser)
 
 
@@ -114,7 +119,8 @@ async def _check(args: argparse.Namespace) -> tuple[CheckResult, str]:
 
 async def _check_attached(args: argparse.Namespace) -> tuple[CheckResult, str]:
     source, index, cells = _read_target(args)
-    session = await KernelSession.attach(args.connection_file, timeout=5.0)
+    # A kernel answers in milliseconds; --timeout only shortens the wait for a dead one.
+    session = await KernelSession.attach(args.connection_file, timeout=min(5.0, args.timeout))
     try:
         result = await check_cell(session, source, notebook_cells=cells, target_index=index)
         result.cell = index
