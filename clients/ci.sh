@@ -3,7 +3,7 @@
 # Neovim is installed (Debian package), install Debian's chromium + chromedriver and enable crane's
 # Jupyter server extension, then run the client tests (headless Neovim, JupyterLab).
 #   clients/ci.sh              everything
-#   clients/ci.sh --no-pytest  build, unit tests and Neovim install only (when .ci/run's own
+#   clients/ci.sh --no-pytest  build, unit tests and the Neovim/Chromium installs only (when .ci/run's own
 #                              pytest run already collects tests/clients)
 set -euo pipefail
 cd "$(dirname "$0")/.."
