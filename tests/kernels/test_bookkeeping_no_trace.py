@@ -11,6 +11,7 @@ from importlib.metadata import version
 
 import pytest
 
+from crane_server.engine import check_cell
 from crane_server.kernels.discovery import discover_kernels
 from crane_server.kernels.session import KernelSession
 from tests.conftest import RunningKernel
@@ -18,10 +19,13 @@ from tests.kernels.conftest import EventQueue
 
 pytestmark = pytest.mark.kernel
 
-SEEDED = "import random\nimport numpy as np\nrandom.seed(0)\nnp.random.seed(0)"
+SEEDED = (
+    "import random\nimport numpy as np\nimport torch\n"
+    "random.seed(0)\nnp.random.seed(0)\ntorch.manual_seed(0)"
+)
 # What the next draws are right after the seeds above.
-EXPECTED = "(0.8444218515250481, 0.5488135039273248)"
-DRAWS = "(random.random(), float(np.random.random()))"
+EXPECTED = "(0.8444218515250481, 0.5488135039273248, 0.49625658988952637)"
+DRAWS = "(random.random(), float(np.random.random()), torch.rand(1).item())"
 
 
 def test_the_kernel_under_test_is_what_users_get() -> None:
@@ -40,6 +44,9 @@ async def test_attach_heartbeats_discovery_and_probes_leave_the_rngs_alone(
         await session.run_probe("ping", {}, timeout=10)
         await session.run_probe("summarise", {"names": ["random"]}, timeout=10)
         await session.run_probe("check", {"source": "x = random.random()"}, timeout=10)
+        result = await check_cell(session, "y = np.random.rand(3) + torch.rand(3).numpy()")
+        assert result.error is None and result.engine == "rules"
+        await asyncio.sleep(0.5)  # more heartbeats after the check
         await session.inventory(timeout=5)
         records = await discover_kernels(kernel.connection_file.parent, timeout=5)
         assert any(r.connection_file == str(kernel.connection_file) for r in records)
