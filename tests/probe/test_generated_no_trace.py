@@ -24,7 +24,7 @@ from tests.probe.kernel_probe import _request, history, run_probe
 
 pytestmark = pytest.mark.kernel
 
-CELLS = int(__import__("os").environ.get("CRANE_NO_TRACE_CELLS", "1000"))
+CELLS = int(__import__("os").environ.get("CRANE_NO_TRACE_CELLS", "1500"))
 BATCH = 30
 SEED = 20261202
 
