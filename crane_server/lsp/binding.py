@@ -1,7 +1,8 @@
 """Decide which kernel serves a document, in DESIGN.md's order of resolution.
 
 explicit attach (command, settings, client hint) > the notebook path known to a Jupyter
-server or written in the connection file > a history match > the only live kernel.
+server or written in the connection file > an unambiguous history match > the only live
+kernel. Every binding carries one sentence saying which kernel and why (or why none).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from pathlib import PurePosixPath
 
 from crane_server.documents import CellDocument
 from crane_server.errors import CraneError
-from crane_server.kernels.history import match_by_history
+from crane_server.kernels.history import HistoryMatch, match_significant_lines
 from crane_server.kernels.session import KernelSession
 from crane_server.lsp.kernels import KernelRegistry
 from crane_server.protocol.kernels import KernelRecord
@@ -20,16 +21,48 @@ from crane_server.protocol.lsp import AttachKernelArgs, BindingReason, ServerSet
 
 log = logging.getLogger(__name__)
 
-HISTORY_THRESHOLD = 0.5
+HISTORY_THRESHOLD = 0.5  # share of the notebook's significant lines the kernel ran
+HISTORY_MARGIN = 0.25  # the winner's lead over the runner-up
+HISTORY_MIN_LINES = 2  # significant lines matched, at least
+ATTACH_HINT = "use Attach kernel to choose one"
 
 
 @dataclass(frozen=True)
 class Binding:
     session: KernelSession | None
     reason: BindingReason = "none"
+    detail: str = "no kernel bound"
 
 
 NO_KERNEL = Binding(None, "none")
+
+
+def _name(session: KernelSession) -> str:
+    return f"kernel {session.kernel_id or session.connection_file}"
+
+
+def history_winner(
+    scores: list[tuple[HistoryMatch, KernelSession]],
+) -> tuple[KernelSession | None, str]:
+    """The kernel whose history clearly matches best, or None and why none was chosen."""
+    ranked = sorted(scores, key=lambda item: item[0].score, reverse=True)
+    if not ranked or ranked[0][0].matched == 0:
+        return None, "no kernel ran this notebook's code"
+    best, session = ranked[0]
+    runner_up = ranked[1][0].score if len(ranked) > 1 else 0.0
+    if (
+        best.score >= HISTORY_THRESHOLD
+        and best.matched >= HISTORY_MIN_LINES
+        and best.score - runner_up >= HISTORY_MARGIN
+    ):
+        return session, (
+            f"{_name(session)}: history match ({best.matched} of {best.total} lines of this "
+            f"document ran there; runner-up {runner_up:.0%})"
+        )
+    return None, (
+        f"history match ambiguous ({best.matched} of {best.total} lines, {best.score:.0%}, "
+        f"runner-up {runner_up:.0%})"
+    )
 
 
 def same_notebook(document_path: str, recorded: str) -> bool:
@@ -62,37 +95,44 @@ async def resolve_binding(
     if explicit is not None:
         session = await _explicit(registry, explicit.connection_file, explicit.kernel_id)
         if session is not None:
-            return Binding(session, "command")
+            return Binding(session, "command", f"{_name(session)}: attached by command")
     session = await _explicit(registry, settings.connection_file, settings.kernel_id)
     if session is not None:
-        return Binding(session, "hint")
+        setting = "connectionFile" if settings.connection_file else "kernelId"
+        return Binding(session, "hint", f"{_name(session)}: the {setting} setting")
     records = [record for record in await registry.discover() if not record.stale]
     if document.path_hint:
         for record in records:
             if record.notebook_path and same_notebook(document.path_hint, record.notebook_path):
                 found = await _try_attach(registry, record)
                 if found is not None:
-                    return Binding(found, "notebook-path")
+                    return Binding(
+                        found,
+                        "notebook-path",
+                        f"{_name(found)}: the Jupyter session of {record.notebook_path}",
+                    )
+    why = "no live kernel found"
     sources = [cell.text for cell in document.code_cells if cell.text.strip()]
     if sources and len(records) > 1:
-        best: tuple[float, KernelSession] | None = None
+        scores: list[tuple[HistoryMatch, KernelSession]] = []
         for record in records:
             candidate = await _try_attach(registry, record)
             if candidate is None:
                 continue
             try:
-                score = await match_by_history(candidate, sources)
+                scores.append((await match_significant_lines(candidate, sources), candidate))
             except CraneError:
                 continue
-            if score >= HISTORY_THRESHOLD and (best is None or score > best[0]):
-                best = (score, candidate)
-        if best is not None:
-            return Binding(best[1], "history")
+        winner, why = history_winner(scores)
+        if winner is not None:
+            return Binding(winner, "history", why)
+        why = f"{len(records)} live kernels and {why}"
     if len(records) == 1:
         found = await _try_attach(registry, records[0])
         if found is not None:
-            return Binding(found, "only-kernel")
-    return NO_KERNEL
+            return Binding(found, "only-kernel", f"{_name(found)}: the only live kernel")
+        why = "the only live kernel is not reachable"
+    return Binding(None, "none", f"no kernel: {why}; {ATTACH_HINT}")
 
 
 async def _try_attach(registry: KernelRegistry, record: KernelRecord) -> KernelSession | None:

@@ -9,6 +9,7 @@ from lsprotocol import types
 
 from crane_server.documents import Cell, CellDocument
 from crane_server.protocol import Finding
+from crane_server.rules.notebook import renumber
 
 SEVERITIES = {
     "error": types.DiagnosticSeverity.Error,
@@ -19,13 +20,38 @@ SEVERITIES = {
 CRANE_SOURCES = ("crane", "crane-llm")
 
 
+EVIDENCE_CHARS = 200
+EVIDENCE_LINES = 2
+
+
+def evidence_text(finding: Finding, limit: int = EVIDENCE_CHARS) -> str:
+    """The first evidence lines that make the finding actionable, at most `limit` characters.
+
+    Clients show only the message (never `data`), so the facts travel in the text.
+    """
+    facts = [fact.strip() for fact in finding.evidence.facts if fact.strip()]
+    closest = finding.evidence.closest
+    if closest and not any(closest in fact for fact in facts):
+        facts.append(f"closest: {closest!r}")
+    chosen = facts[:EVIDENCE_LINES]
+    share = limit // max(len(chosen), 1)
+    lines = [
+        fact if len(fact) <= share else fact[: share - 1].rstrip() + "\u2026" for fact in chosen
+    ]
+    return "\n".join(lines)
+
+
 def _message(finding: Finding, *, executed: bool) -> str:
     text = finding.message
-    if finding.exception and not text.startswith(finding.exception):
+    quiet = finding.severity == "hint"
+    if finding.exception and not quiet and not text.startswith(finding.exception):
         text = f"{finding.exception}: {text}"
     if executed:
         text = f"This cell already ran; re-running it now would raise {text}"
-    if finding.fix:
+    evidence = "" if quiet else evidence_text(finding)
+    if evidence:
+        text = f"{text}\n{evidence}"
+    if finding.fix and not quiet:
         text = f"{text}\nFix: {finding.fix}"
     return text
 
@@ -62,6 +88,9 @@ def to_diagnostic(
     if placed is None:
         return None
     uri, where = placed
+    code_cells = document.checked_cells
+    if finding.related_cell is not None and 0 <= finding.related_cell < len(code_cells):
+        finding = renumber(finding, code_cells[finding.related_cell].index + 1)
     severity = SEVERITIES.get(finding.severity, types.DiagnosticSeverity.Warning)
     executed = cell.executed_unchanged and severity < types.DiagnosticSeverity.Information
     if executed:
@@ -69,7 +98,6 @@ def to_diagnostic(
             return None
         severity = types.DiagnosticSeverity.Information
     related = None
-    code_cells = document.checked_cells
     if finding.related_cell is not None and 0 <= finding.related_cell < len(code_cells):
         producer = document.locate(code_cells[finding.related_cell], 0)
         if producer is not None:

@@ -63,7 +63,7 @@ def create_server() -> tuple[LanguageServer, CraneService]:
         service.settings = settings
         service.registry.heartbeat = settings.kernel_heartbeat_s
         for warning in warnings:
-            service.warn(warning)
+            service.warn_once(warning)
 
     @server.feature(types.INITIALIZE)
     @guarded()

@@ -17,7 +17,7 @@ from crane_server.documents import Cell, CellDocument, normalise_source
 from crane_server.errors import CraneError
 from crane_server.kernels.events import ExecutionFinished, KernelDied, KernelEvent, KernelRestarted
 from crane_server.kernels.session import KernelSession
-from crane_server.lsp.binding import NO_KERNEL, Binding, resolve_binding
+from crane_server.lsp.binding import ATTACH_HINT, NO_KERNEL, Binding, resolve_binding
 from crane_server.lsp.checks import DocumentVerdict, check_document, touched_by
 from crane_server.lsp.diagnostics import to_diagnostic
 from crane_server.lsp.kernels import KernelRegistry
@@ -58,6 +58,7 @@ class CraneService:
         self.documents: dict[str, OpenDocument] = {}
         self.refreshes = 0
         self.auto_llm: Callable[[OpenDocument, Cell], Coroutine[Any, Any, None]] | None = None
+        self._warned: set[str] = set()
 
     # -- documents -------------------------------------------------------------------------
 
@@ -121,7 +122,8 @@ class CraneService:
     def status(self, owner: OpenDocument) -> KernelStatus:
         session = owner.binding.session
         if session is None:
-            return KernelStatus(uri=owner.document.uri)
+            detail = owner.binding.detail if owner.bound else "not bound yet"
+            return KernelStatus(uri=owner.document.uri, detail=detail)
         state = (
             session.state
             if session.state in ("idle", "busy", "starting", "restarting", "dead")
@@ -134,6 +136,7 @@ class CraneService:
             state=state,  # type: ignore[arg-type]
             reason=owner.binding.reason,
             execution_count=session.execution_count,
+            detail=owner.binding.detail,
         )
 
     def send_status(self, owner: OpenDocument) -> None:
@@ -145,7 +148,7 @@ class CraneService:
                 self.registry, owner.document, explicit=owner.explicit, settings=self.settings
             )
         except CraneError as exc:
-            owner.binding = NO_KERNEL
+            owner.binding = Binding(None, "none", f"no kernel: {exc}; {ATTACH_HINT}")
             self.warn(f"crane: no kernel for {owner.document.uri}: {exc}")
         owner.bound = True
         owner.last_verdict = None
@@ -326,6 +329,14 @@ class CraneService:
         self.server.window_show_message(
             types.ShowMessageParams(type=types.MessageType.Warning, message=message)
         )
+
+    def warn_once(self, message: str) -> None:
+        """Warn about `message` the first time only (settings re-sent often repeat it)."""
+        if message in self._warned:
+            log.info("%s (already reported)", message)
+            return
+        self._warned.add(message)
+        self.warn(message)
 
     async def close_all(self) -> None:
         await self.tasks.close()

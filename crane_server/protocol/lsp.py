@@ -5,7 +5,7 @@ Documented in `protocol/README.md`; the JSON Schemas are generated from these St
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 import msgspec
 
@@ -16,7 +16,10 @@ LlmTrigger = Literal["command", "auto"]
 
 
 class KernelStatus(msgspec.Struct, kw_only=True):
-    """`crane/kernelStatus` (server -> client): which kernel a document is bound to."""
+    """`crane/kernelStatus` (server -> client): which kernel a document is bound to, and why.
+
+    `detail` is one human sentence: the kernel and the rule that chose it, or why none was.
+    """
 
     uri: str
     kernel_id: str | None = None
@@ -24,6 +27,7 @@ class KernelStatus(msgspec.Struct, kw_only=True):
     state: KernelState = "none"
     reason: BindingReason = "none"
     execution_count: int | None = None
+    detail: str = ""
 
 
 class AttachKernelArgs(msgspec.Struct, kw_only=True):
@@ -64,7 +68,7 @@ class CheckCommandResult(msgspec.Struct, kw_only=True):
     error: str | None = None
 
 
-class LlmOptions(msgspec.Struct, kw_only=True, forbid_unknown_fields=False):
+class LlmOptions(msgspec.Struct, kw_only=True, rename="camel"):
     """The `llm` group of the settings."""
 
     trigger: LlmTrigger = "command"
@@ -73,19 +77,25 @@ class LlmOptions(msgspec.Struct, kw_only=True, forbid_unknown_fields=False):
     privacy: Literal["full", "schema", "types"] | None = None
 
 
-class ServerSettings(msgspec.Struct, kw_only=True, forbid_unknown_fields=False):
+DebounceMs = Annotated[int, msgspec.Meta(ge=0, le=60_000)]
+TimeoutS = Annotated[float, msgspec.Meta(ge=0.1, le=600.0)]
+HeartbeatS = Annotated[float, msgspec.Meta(ge=0.5, le=3600.0)]
+
+
+class ServerSettings(msgspec.Struct, kw_only=True, rename="camel"):
     """`initializationOptions` and `workspace/didChangeConfiguration` `settings.crane`.
 
-    Unknown keys are ignored; a value of the wrong type makes the whole group fall back to
-    its defaults with a warning.
+    Keys are camelCase (`connectionFile`); the snake_case spelling is accepted too. An
+    unknown key or a value of the wrong type or out of its bounds is reported once and the
+    default is used.
     """
 
-    debounce_ms: int = 300
+    debounce_ms: DebounceMs = 300
     diagnostics: DiagnosticsMode = "push"
     connection_file: str | None = None
     kernel_id: str | None = None
     hover: bool = True
     information_for_executed: bool = True
-    check_timeout_s: float = 5.0
-    kernel_heartbeat_s: float = 5.0
+    check_timeout_s: TimeoutS = 5.0
+    kernel_heartbeat_s: HeartbeatS = 5.0
     llm: LlmOptions = msgspec.field(default_factory=LlmOptions)
