@@ -72,8 +72,32 @@ def sample_positions(np: Any, length: int, limit: int, chunk: int = 250) -> Any:
     return (starts[:, None] + np.arange(chunk, dtype=np.intp)).reshape(-1)
 
 
+def without_attrs(obj: Any) -> Any:
+    """The same frame or series without `attrs`: pandas deep-copies attrs (user objects, their
+    __deepcopy__) into every result; a view on the same block manager reads the same data."""
+    pd = sys.modules.get("pandas")
+    if pd is None or type(obj) not in (pd.DataFrame, pd.Series):
+        return obj
+    try:
+        if not object.__getattribute__(obj, "_attrs"):
+            return obj
+    except Exception:
+        pass
+    try:
+        manager = object.__getattribute__(obj, "_mgr")
+        view = type(obj)._from_mgr(manager, axes=manager.axes)
+        if type(obj) is pd.Series:
+            view.name = obj.name
+        return view
+    except Exception:
+        return None
+
+
 def summarise_pandas(obj: Any, kind: str, out: Dict[str, Any], opts: SummaryOptions) -> None:
     out["kind"] = kind
+    obj = without_attrs(obj)
+    if obj is None:
+        return  # attrs that cannot be left out: nothing more is read
     if kind == "dataframe":
         _frame(obj, out, opts)
     elif kind == "series":

@@ -177,3 +177,17 @@ def test_lazy_keras_module_is_not_materialised(kernel: RunningKernel) -> None:
     )["content"]["user_expressions"]["n"]["data"]["text/plain"]
     assert after == before
     assert fingerprint(kernel)["modules"] == modules
+
+
+def test_summaries_never_deep_copy_attrs() -> None:
+    from crane_server.probe.summarise import summarise_request
+
+    frame = pd.DataFrame({"a": np.arange(30_000.0), "s": ["x"] * 30_000})
+    frame.attrs["rec"] = Recorder()
+    series = pd.Series([1.0, 2.0], name="v")
+    series.attrs["rec"] = Recorder()
+    namespace = {"frame": frame, "series": series}
+    result = summarise_request({"names": ["frame", "series"]}, namespace=namespace)
+    assert Recorder.calls == []
+    assert result["variables"]["frame"]["shape"] == [30_000, 2]
+    assert result["variables"]["series"]["kind"] == "series"
