@@ -10,7 +10,7 @@ attributes. Anything else that holds data is not shadowed and never evaluated.
 from __future__ import annotations
 
 import types
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional
 
 from .values import SAMPLE_ROWS, is_library_type, loaded
 
@@ -21,8 +21,10 @@ MAX_SAMPLE_ELEMENTS = 1_000_000
 # live on the meta device, where only shapes and dtypes exist.
 SMALL_TENSOR_ELEMENTS = 1 << 16
 SMALL_MODULE_ELEMENTS = 1 << 20
-# Fitted arrays of an estimator copied for its shadow, at most (bytes).
-MAX_ESTIMATOR_BYTES = 64 << 20
+# An estimator's shadow copies at most this many bytes of arrays and library objects
+# (a forest of 100 trees takes ~400 ms to deep-copy: such models stay live, never evaluated).
+MAX_ESTIMATOR_BYTES = 8 << 20
+MAX_ESTIMATOR_OBJECTS = 40
 # Plain scalar types an object-dtype sample may hold (immutable, no user dunders).
 PLAIN_SCALARS = (int, float, complex, bool, str, bytes, type(None))
 
@@ -242,23 +244,42 @@ def _copy_module(torch: Any, module: Any, real: bool) -> Any:
     return shadow_module
 
 
-def _library_value(np: Any, value: Any, depth: int) -> bool:
-    """Plain data, numpy data or library objects all the way down (no user classes)."""
+class _Budget:
+    """What an estimator's shadow may copy: a few library objects and a few MB of arrays."""
+
+    def __init__(self) -> None:
+        self.objects = MAX_ESTIMATOR_OBJECTS
+        self.bytes = MAX_ESTIMATOR_BYTES
+
+    def spend(self, objects: int, size: int) -> bool:
+        self.objects -= objects
+        self.bytes -= size
+        return self.objects >= 0 and self.bytes >= 0
+
+
+def _library_value(np: Any, value: Any, depth: int, budget: _Budget) -> bool:
+    """Plain data, numpy data or library objects all the way down (no user classes), small
+    enough to copy within the budget."""
     if depth > 6:
         return False
     if type(value) in PLAIN_SCALARS or isinstance(value, (types.FunctionType, type)):
         return type(value) in PLAIN_SCALARS or _library_callable(value)
     if type(value) in (list, tuple, set, frozenset):
-        return len(value) <= 10000 and all(_library_value(np, v, depth + 1) for v in value)
+        return budget.spend(len(value) // 10, 0) and all(
+            _library_value(np, v, depth + 1, budget) for v in value
+        )
     if type(value) is dict:
-        return len(value) <= 10000 and all(
-            type(k) in PLAIN_SCALARS and _library_value(np, v, depth + 1) for k, v in value.items()
+        return budget.spend(len(value) // 10, 0) and all(
+            type(k) in PLAIN_SCALARS and _library_value(np, v, depth + 1, budget)
+            for k, v in value.items()
         )
     if np is not None and type(value) is np.ndarray:
+        if not budget.spend(0, int(value.nbytes)):
+            return False
         return not value.dtype.hasobject or _plain_objects(np, value)
-    if not is_library_type(type(value)):
+    if not is_library_type(type(value)) or not budget.spend(1, 0):
         return False
-    return all(_library_value(np, v, depth + 1) for v in _instance(value).values())
+    return all(_library_value(np, v, depth + 1, budget) for v in _instance(value).values())
 
 
 def _library_callable(value: Any) -> bool:
@@ -275,12 +296,11 @@ def _estimator(base: Any, obj: Any) -> Any:
     import copy
 
     np = loaded("numpy")
-    if not type(obj).__module__.startswith("sklearn") or not _library_value(np, obj, 0):
+    if not type(obj).__module__.startswith("sklearn"):
         return NOT_SHADOWED
+    if not _library_value(np, obj, 0, _Budget()):
+        return NOT_SHADOWED  # user parts or too large to copy per check: inspected, not run
     state = _instance(obj)
-    size = sum(v.nbytes for v in _arrays(np, state, 0))
-    if size > MAX_ESTIMATOR_BYTES:
-        return None
     try:
         from .checker import quiet
 
@@ -291,21 +311,6 @@ def _estimator(base: Any, obj: Any) -> Any:
     except Exception:
         return None
     return Shadow(clone)
-
-
-def _arrays(np: Any, value: Any, depth: int) -> Tuple[Any, ...]:
-    """numpy arrays inside an estimator's state (to bound what its shadow copies)."""
-    if depth > 6 or np is None:
-        return ()
-    if type(value) is np.ndarray:
-        return (value,)
-    if type(value) in (list, tuple):
-        return tuple(a for v in value for a in _arrays(np, v, depth + 1))
-    if type(value) is dict:
-        return tuple(a for v in value.values() for a in _arrays(np, v, depth + 1))
-    if is_library_type(type(value)) and not isinstance(value, type):
-        return tuple(a for v in _instance(value).values() for a in _arrays(np, v, depth + 1))
-    return ()
 
 
 def shadow_batch(batch: Any) -> Any:
