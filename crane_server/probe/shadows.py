@@ -115,9 +115,14 @@ def _pandas(pd: Any, obj: Any) -> Any:
         axis = 1 if type(obj) is pd.DataFrame else 0
         part = manager.get_slice(slice(0, keep), axis=axis) if keep < rows else manager
         copied = part.copy(deep=True)
-        result = type(obj)._from_mgr(copied, axes=copied.axes)
-        if type(obj) is pd.Series:
-            result.name = obj.name
+        if hasattr(type(obj), "_from_mgr"):
+            result = type(obj)._from_mgr(copied, axes=copied.axes)
+            if type(obj) is pd.Series:
+                result.name = obj.name
+        elif not object.__getattribute__(obj, "_attrs"):
+            result = obj.iloc[:keep].copy(deep=True)  # pandas < 2.1; no attrs to deep-copy
+        else:
+            return None
     except Exception:
         return None
     if not _plain_frame(pd, result):
