@@ -136,9 +136,13 @@ def _plain_frame(pd: Any, obj: Any) -> bool:
     np = loaded("numpy")
     if np is None:
         return False
-    columns = [obj] if type(obj) is pd.Series else [obj.iloc[:, i] for i in range(obj.shape[1])]
+    if type(obj) is pd.Series:
+        columns = [obj] if obj.dtype == object else []
+    else:
+        object_dtype = type(np.dtype(object))  # numpy's ObjectDType (a dtype's str() is slow)
+        columns = [obj.iloc[:, i] for i, d in enumerate(obj.dtypes) if type(d) is object_dtype]
     for column in columns:
-        if column.dtype == object and not _plain_objects(np, column.to_numpy()):
+        if not _plain_objects(np, column.to_numpy()):
             return False
     labels = [obj.index] + ([obj.columns] if type(obj) is pd.DataFrame else [])
     for index in labels:
