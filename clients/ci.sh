@@ -28,6 +28,14 @@ node --version
   ls -l crane-vscode.vsix
 )
 
+echo "== VS Code workbench for the real-front-end test: code-server from the npm registry"
+# Debian's ripgrep replaces the one its install scripts download from GitHub; the native modules
+# build from source against Node's headers (krb5 for VS Code's kerberos module).
+command -v rg >/dev/null 2>&1 && command -v g++ >/dev/null 2>&1 && command -v make >/dev/null 2>&1 \
+  && { [[ -f /usr/include/krb5.h ]] || [[ -f /usr/include/gssapi/gssapi.h ]]; } \
+  || apt_install ripgrep build-essential pkg-config libkrb5-dev
+clients/vscode/workbench/install.sh   # into clients/vscode/.workbench/ (gitignored; cache it in CI)
+
 echo "== JupyterLab: Debian's chromium and chromedriver for the real-front-end test; the server extension's config"
 command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1 \
   || apt_install chromium chromium-driver

@@ -13,12 +13,15 @@ export interface CraneSettings {
   privacy: Privacy;
   debounceMs: number;
   kernelHandOff: KernelHandOff;
+  connectionFile: string;
 }
 
 /** What the server accepts as `initializationOptions` and `settings.crane` (protocol/README.md). */
 export interface ServerSettings {
   debounce_ms: number;
   llm: { trigger: LlmTrigger; model: string | null; privacy: Privacy };
+  /** Client hint: bind every document to this kernel (omitted when unset). */
+  connectionFile?: string;
 }
 
 export const DEFAULTS: CraneSettings = {
@@ -29,6 +32,7 @@ export const DEFAULTS: CraneSettings = {
   privacy: "full",
   debounceMs: 300,
   kernelHandOff: "jupyter",
+  connectionFile: "",
 };
 
 /** Reads one raw value; `vscode.workspace.getConfiguration("crane").get` fits. */
@@ -83,15 +87,21 @@ export function readSettings(get: SettingGetter): { settings: CraneSettings; pro
   const kernelHandOff = pick(rawHandOff, ["jupyter", "discovery"] as const, DEFAULTS.kernelHandOff);
   if (rawHandOff !== undefined && rawHandOff !== kernelHandOff) note("kernelHandOff", rawHandOff);
 
+  const rawConnection = get("connectionFile");
+  const connectionFile = typeof rawConnection === "string" ? rawConnection.trim() : "";
+  if (rawConnection !== undefined && typeof rawConnection !== "string") note("connectionFile", rawConnection);
+
   return {
-    settings: { serverPath, serverArgs, model, llmTrigger, privacy, debounceMs, kernelHandOff },
+    settings: { serverPath, serverArgs, model, llmTrigger, privacy, debounceMs, kernelHandOff, connectionFile },
     problems,
   };
 }
 
 /** Map the extension's settings to the server's settings object. */
 export function toServerSettings(settings: CraneSettings): ServerSettings {
+  const hint = settings.connectionFile === "" ? {} : { connectionFile: settings.connectionFile };
   return {
+    ...hint,
     debounce_ms: settings.debounceMs,
     llm: {
       trigger: settings.llmTrigger,

@@ -15,10 +15,28 @@ function repoRoot(): string {
   return dir;
 }
 
-/** Command ids the language server registers (its `executeCommandProvider` list). */
+/** Command ids the language server registers (its `executeCommandProvider` list), from its source. */
 function serverCommandIds(): string[] {
-  const source = fs.readFileSync(path.join(repoRoot(), "crane_server", "lsp", "server.py"), "utf8");
-  return [...source.matchAll(/@server\.command\("([^"]+)"\)/g)].map((m) => m[1]);
+  const dir = path.join(repoRoot(), "crane_server", "lsp");
+  const ids = new Set<string>();
+  for (const file of fs.readdirSync(dir).filter((f) => f.endsWith(".py"))) {
+    const source = fs.readFileSync(path.join(dir, file), "utf8");
+    for (const m of source.matchAll(/\.command\(\s*["']([^"']+)["']/g)) ids.add(m[1]);
+  }
+  return [...ids];
+}
+
+/** Command ids the protocol document lists under "Commands (`workspace/executeCommand`)". */
+function documentedCommandIds(): string[] {
+  const readme = fs.readFileSync(path.join(repoRoot(), "protocol", "README.md"), "utf8");
+  const section = readme.split(/^## /m).find((s) => s.startsWith("Commands")) ?? "";
+  return [...section.matchAll(/^\| `([\w.]+)` \|/gm)].map((m) => m[1]);
+}
+
+/** Every literal id the extension's source passes to `registerCommand`. */
+function literalRegistrations(): string[] {
+  const source = fs.readFileSync(path.join(repoRoot(), "clients", "vscode", "src", "extension.ts"), "utf8");
+  return [...source.matchAll(/registerCommand\(\s*["']([^"']+)["']/g)].map((m) => m[1]);
 }
 
 function contributedCommandIds(): string[] {
@@ -31,8 +49,14 @@ describe("command ids", () => {
     assert.deepStrictEqual([...serverCommandIds()].sort(), Object.values(SERVER_COMMANDS).sort());
   });
 
+  it("finds the same server commands in the protocol document", () => {
+    assert.ok(documentedCommandIds().length > 0, "no command table in protocol/README.md");
+    assert.deepStrictEqual([...documentedCommandIds()].sort(), [...serverCommandIds()].sort());
+  });
+
   it("never registers a command the language client registers for the server", () => {
-    const server = new Set(serverCommandIds());
+    const server = new Set([...serverCommandIds(), ...documentedCommandIds()]);
+    for (const id of literalRegistrations()) assert.ok(!server.has(id), `${id} clashes with a server command`);
     for (const id of Object.values(EXTENSION_COMMANDS)) assert.ok(!server.has(id), `${id} clashes with a server command`);
     for (const id of contributedCommandIds()) assert.ok(!server.has(id), `package.json contributes server command ${id}`);
   });

@@ -60,4 +60,10 @@ describe("toServerSettings", () => {
   it("sends null for an empty model so the server uses its own default", () => {
     assert.strictEqual(toServerSettings(DEFAULTS).llm.model, null);
   });
+
+  it("passes connectionFile to the server as its camelCase client hint, only when set", () => {
+    assert.strictEqual(toServerSettings(DEFAULTS).connectionFile, undefined);
+    const { settings } = readSettings((key) => (key === "connectionFile" ? " /tmp/kernel-1.json " : undefined));
+    assert.strictEqual(toServerSettings(settings).connectionFile, "/tmp/kernel-1.json");
+  });
 });
