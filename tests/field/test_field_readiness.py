@@ -12,8 +12,9 @@ import pytest
 
 pytestmark = [pytest.mark.kernel]
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "field_readiness.py"
-#: Small notebooks with cross-cell names (imports in cell 1, values used further down).
-PICKED = ("Bars.ipynb", "Curve.ipynb", "HeatMap.ipynb", "Overlay.ipynb")
+#: Small notebooks with cross-cell names (imports in cell 1, values used further down);
+#: Bounds loads '../assets/penguins.png', absent from the kernel's folder: a real crash.
+PICKED = ("Bars.ipynb", "Bounds.ipynb", "Curve.ipynb", "Histogram.ipynb")
 
 
 def _bench() -> ModuleType:
@@ -37,3 +38,7 @@ async def test_real_notebooks_get_no_false_errors(tmp_path: Path) -> None:
     assert total["hints_before_running"] >= 10
     assert total["false_errors_before_running"] == 0, [r.messages for r in results]
     assert total["false_errors_just_before_each_run"] == 0, [r.messages for r in results]
+    bounds = next(r for r in results if r.name.endswith("Bounds.ipynb"))
+    assert bounds.crashed == [1, 2]
+    # after cell 2 crashed, the Error on cell 3 (its `penguins` was never bound) is shown
+    assert bounds.errors_just_before == [2]
