@@ -10,7 +10,7 @@ attributes. Anything else that holds data is not shadowed and never evaluated.
 from __future__ import annotations
 
 import types
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 from .values import SAMPLE_ROWS, is_library_type, loaded
 
@@ -79,10 +79,36 @@ def shadow(obj: Any) -> Any:
 
 def _plain_objects(np: Any, array: Any) -> bool:
     """Every element of an object array is a plain immutable scalar (checked without dunders)."""
+    library_values = _immutable_library_values(np)
     for item in array.reshape(-1).tolist():
-        if type(item) not in PLAIN_SCALARS and not isinstance(item, np.generic):
+        if type(item) in PLAIN_SCALARS:
+            continue
+        if not (isinstance(item, library_values) and is_library_type(type(item))):
             return False
     return True
+
+
+def _immutable_library_values(np: Any) -> Tuple[type, ...]:
+    """Immutable values of numpy, pandas and the standard library (dtypes, timestamps, ...)."""
+    import datetime
+    import decimal
+
+    found: List[type] = [np.generic, np.dtype, datetime.date, datetime.time, datetime.timedelta]
+    found.append(decimal.Decimal)
+    pd = loaded("pandas")
+    if pd is not None:
+        for name in ("Timestamp", "Timedelta", "Period", "Interval"):
+            cls = getattr(pd, name, None)
+            if isinstance(cls, type):
+                found.append(cls)
+        extensions = getattr(getattr(pd, "api", None), "extensions", None)
+        dtype_base = getattr(extensions, "ExtensionDtype", None)
+        if isinstance(dtype_base, type):
+            found.append(dtype_base)
+        for singleton in (getattr(pd, "NaT", None), getattr(pd, "NA", None)):
+            if singleton is not None:
+                found.append(type(singleton))
+    return tuple(cls for cls in found if is_library_type(cls))
 
 
 def _ndarray(np: Any, obj: Any) -> Any:
