@@ -25,14 +25,16 @@ EVIDENCE_LINES = 2
 
 
 def evidence_text(finding: Finding, limit: int = EVIDENCE_CHARS) -> str:
-    """The first evidence lines that make the finding actionable, at most `limit` characters.
+    """The first evidence lines that make the finding actionable (the closest name first).
 
     Clients show only the message (never `data`), so the facts travel in the text.
     """
     facts = [fact.strip() for fact in finding.evidence.facts if fact.strip()]
     closest = finding.evidence.closest
-    if closest and not any(closest in fact for fact in facts):
-        facts.append(f"closest: {closest!r}")
+    if closest:
+        # The closest existing name is the most actionable fact: it leads (narrow editors cut).
+        naming = sorted((f for f in facts if closest in f), key=len) or [f"closest: {closest!r}"]
+        facts = naming[:1] + [fact for fact in facts if fact not in naming[:1]]
     chosen = facts[:EVIDENCE_LINES]
     share = limit // max(len(chosen), 1)
     lines = [

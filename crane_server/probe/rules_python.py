@@ -26,6 +26,7 @@ from .values import (
     is_library_object,
     is_plain_data,
     loaded,
+    passive,
     type_root,
 )
 
@@ -553,7 +554,10 @@ def _library_attribute(base: Val, name: str, node: ast.AST) -> Any:
         if callable(value):
             return Result(Val(value))
         return Result(Val(value, sampled=base.sampled, rows=None, fake=base.fake))
-    return Result(from_namespace(value) if not callable(value) else Val(value))
+    if callable(value) or (not base.live and not passive(obj)):
+        # An attribute of crane's own copy (a shadow or a computed result) is crane's own.
+        return Result(Val(value))
+    return Result(from_namespace(value))
 
 
 def _describe_node(node: ast.AST) -> str:

@@ -324,7 +324,7 @@ def from_namespace(obj: Any) -> Any:
     if shadows.is_lazy_module(obj):
         # Lazy loaders import on first attribute access: judged only once the user loaded it.
         return Val(obj, origin="namespace") if shadows.lazy_module_loaded(obj) else UNKNOWN
-    if _passive(obj):
+    if passive(obj):
         return Val(obj, origin="namespace")
     found = shadows.shadow(obj)
     if found is None:
@@ -337,7 +337,7 @@ def from_namespace(obj: Any) -> Any:
     return Val(found.obj, sampled=found.sampled, rows=found.rows, origin="namespace")
 
 
-def _passive(obj: Any) -> bool:
+def passive(obj: Any) -> bool:
     """Modules, classes, functions and immutable scalars: nothing of the user's to change."""
     import types
 
@@ -347,7 +347,12 @@ def _passive(obj: Any) -> bool:
         owner = getattr(obj, "__self__", None) if type(obj) is types.BuiltinFunctionType else None
         return owner is None or isinstance(owner, types.ModuleType)
     np = loaded("numpy")
-    return np is not None and (isinstance(obj, np.generic) and not isinstance(obj, np.object_))
+    if np is None:
+        return False
+    # numpy's ufuncs (np.log) are library callables with read-only state.
+    return isinstance(obj, np.ufunc) or (
+        isinstance(obj, np.generic) and not isinstance(obj, np.object_)
+    )
 
 
 NOT_COPIED = object()
@@ -364,7 +369,7 @@ def _copy_plain(obj: Any) -> Any:
     if tp is dict:
         values = {key: _copy_plain(value) for key, value in obj.items()}
         return NOT_COPIED if any(v is NOT_COPIED for v in values.values()) else values
-    if _passive(obj):
+    if passive(obj):
         return obj
     found = shadows.shadow(obj)
     if found is None or found is shadows.NOT_SHADOWED or found.sampled:

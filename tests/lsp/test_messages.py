@@ -66,9 +66,9 @@ def test_evidence_is_short_and_keeps_two_lines() -> None:
     text = evidence_text(finding)
     lines = text.split("\n")
     assert len(lines) == 2 and len(text) <= 201
-    assert lines[0].startswith("available columns (201): ['feature_000'")
-    assert lines[0].endswith("\u2026")
-    assert lines[1] == "closest existing column: 'revenue'"
+    assert lines[0] == "closest existing column: 'revenue'"  # the actionable fact first
+    assert lines[1].startswith("available columns (201): ['feature_000'")
+    assert lines[1].endswith("\u2026")
 
 
 def test_closest_name_alone_is_shown() -> None:
