@@ -144,7 +144,9 @@ class KernelSession:
         self._activity.remember_own(message["header"]["msg_id"])
         shell = self._router.send("shell", message)
         shell.add_done_callback(self._on_shell_ready)
-        remaining = max(0.05, min(0.5, deadline - loop.time()))
+        # The rest of the attach budget (at least 0.5 s): a slow, loaded machine answers late,
+        # and an idle kernel must not be reported busy for it.
+        remaining = max(0.5, deadline - loop.time())
         with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(asyncio.shield(shell), remaining)
         if not shell.done() and self.state == "unknown":

@@ -15,7 +15,13 @@ from pygls.lsp.server import LanguageServer
 
 from crane_server.documents import Cell, CellDocument, normalise_source
 from crane_server.errors import CraneError
-from crane_server.kernels.events import ExecutionFinished, KernelDied, KernelEvent, KernelRestarted
+from crane_server.kernels.events import (
+    ExecutionFinished,
+    KernelDied,
+    KernelEvent,
+    KernelRestarted,
+    StateChanged,
+)
 from crane_server.kernels.session import KernelSession
 from crane_server.lsp.binding import ATTACH_HINT, NO_KERNEL, Binding, resolve_binding
 from crane_server.lsp.checks import DocumentVerdict, check_document, touched_by
@@ -59,11 +65,14 @@ class CraneService:
         self.refreshes = 0
         self.auto_llm: Callable[[OpenDocument, Cell], Coroutine[Any, Any, None]] | None = None
         self._warned: set[str] = set()
+        self._explicit: dict[str, AttachKernelArgs] = {}
 
     # -- documents -------------------------------------------------------------------------
 
     def open(self, document: CellDocument) -> None:
-        self.documents[document.uri] = OpenDocument(document=document)
+        # A kernel the user chose for this URI stays chosen when the document is reopened.
+        explicit = self._explicit.get(document.uri)
+        self.documents[document.uri] = OpenDocument(document=document, explicit=explicit)
         self.schedule(document.uri, delay=0.0)
 
     def update(self, document: CellDocument) -> None:
@@ -114,6 +123,7 @@ class CraneService:
             self.registry, owner.document, explicit=args, settings=self.settings
         )
         owner.explicit, owner.binding, owner.bound = args, binding, True
+        self._explicit[owner.document.uri] = args
         owner.last_verdict = None
         self.send_status(owner)
         self.schedule(owner.document.uri, delay=0.0)
@@ -163,6 +173,13 @@ class CraneService:
             elif isinstance(event, KernelRestarted):
                 owner.last_verdict = None
                 self.schedule(owner.document.uri, delay=0.0)
+            elif (
+                isinstance(event, StateChanged)
+                and event.state == "idle"
+                and (owner.last_verdict is None or owner.last_verdict.static)
+                and not self.tasks.running(("check", owner.document.uri))
+            ):
+                self.schedule(owner.document.uri, delay=0.0)  # judged statically while busy
             elif isinstance(event, KernelDied):
                 self.tasks.cancel(("check", owner.document.uri))
                 owner.rules.clear()
@@ -231,6 +248,9 @@ class CraneService:
         owner.rules = self._rule_diagnostics(document, verdict)
         self._publish(owner)
         missing = len(verdict.results) < len(document.checked_cells)
+        # A static verdict from a kernel that is idle again (it was busy, often with another
+        # client's probe, when the check began) is replaced by a full check.
+        missing = missing or (verdict.static and session.state == "idle")
         owner.retries = owner.retries + 1 if missing else 0
         if missing and owner.retries <= MAX_RETRIES:
             # some cells got no answer in time (a slow or hiccuping kernel): try them again

@@ -146,6 +146,27 @@ async def test_unknown_kernel_is_refused_and_the_document_stays_unbound(
     await answers(client)
 
 
+async def test_judged_statically_while_busy_then_fully_once_idle(
+    client: LanguageClient, kernel: RunningKernel
+) -> None:
+    # Another client keeps a kernel new to the server busy without a visible cell (no
+    # execute_input, so no "execution finished" event): the first check can only be static.
+    # Once the kernel is idle again, the full check must follow without any edit.
+    setup = "import pandas as pd\nlate = pd.DataFrame({'a': [1, 2]})"
+    assert kernel.execute(setup)["status"] == "ok"
+    kernel.client.execute("import time; time.sleep(4)", silent=True, store_history=False)
+    await asyncio.sleep(0.3)
+    uri = "file:///work/busy-at-open.ipynb"
+    cells = open_notebook(client, uri, [("code", "late.iloc[10]")])
+    await attach(client, uri, kernel)
+    found = await recorder(client).wait_for(
+        lambda: [d for d in client.diagnostics.get(cells[0], []) if d.source == "crane"],
+        timeout=30,
+    )
+    assert found[0].code == "pandas-index-out-of-bounds"
+    await answers(client)
+
+
 async def test_kernel_dying_mid_check(client: LanguageClient, kernel: RunningKernel) -> None:
     assert (
         kernel.execute("import pandas as pd\ndoomed = pd.DataFrame({'a': [1]})")["status"] == "ok"
