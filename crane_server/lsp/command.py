@@ -55,5 +55,7 @@ def run(args: argparse.Namespace) -> int:
     elif args.ws:
         server.start_ws(args.host, args.port)
     else:
-        server.start_io()
+        from crane_server.lsp.transport import serve_stdio
+
+        serve_stdio(server)
     return 0

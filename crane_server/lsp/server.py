@@ -18,6 +18,7 @@ from crane_server.lsp.hover import hover_name, markdown, name_at
 from crane_server.lsp.service import CraneService
 from crane_server.lsp.settings import decode_settings
 from crane_server.lsp.sync import notebook_from_workspace, text_from_workspace, unmapped_reason
+from crane_server.lsp.transport import CraneLanguageServer, CraneProtocol
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -54,7 +55,12 @@ def guarded(
 
 def create_server() -> tuple[LanguageServer, CraneService]:
     """Build the server and register every feature."""
-    server = LanguageServer("crane-server", __version__, notebook_document_sync=NOTEBOOK_SYNC)
+    server = CraneLanguageServer(
+        "crane-server",
+        __version__,
+        notebook_document_sync=NOTEBOOK_SYNC,
+        protocol_cls=CraneProtocol,
+    )
     service = CraneService(server)
     service.auto_llm = functools.partial(commands.auto_check, service)
 
