@@ -61,7 +61,7 @@ class TmuxScreen:
         self.base = [tmux, "-S", str(tmp_path / "tmux.sock")]
         env_args = [item for key, value in env.items() for item in ("-e", f"{key}={value}")]
         subprocess.run(
-            [*self.base, "new-session", "-d", "-x", "110", "-y", "18", *env_args, "--", *command],
+            [*self.base, "new-session", "-d", "-x", "140", "-y", "18", *env_args, "--", *command],
             check=True,
             cwd=tmp_path,
             timeout=30,
