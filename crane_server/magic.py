@@ -68,7 +68,7 @@ def check_body(ipython: Any, line: str, body: str) -> str:
 
 def _rule_findings(body: str, report: list[str]) -> list[Finding]:
     try:
-        from crane_server.probe import checker
+        from crane_server.probe.interpreter import checker
 
         answer = checker.check_request({"source": body})
         return msgspec.convert(answer.get("findings", []), list[Finding])
@@ -134,7 +134,7 @@ def _llm_lines(
 
 def _snapshot(names: list[str], categories: tuple[str, ...]) -> RuntimeSnapshot | None:
     try:
-        from crane_server.probe import summarise
+        from crane_server.probe.snapshot import summarise
 
         raw = summarise.summarise_request({"names": names, "categories": list(categories)})
         return msgspec.convert(raw, RuntimeSnapshot)

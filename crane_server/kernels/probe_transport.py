@@ -13,6 +13,7 @@ import hashlib
 import json
 from functools import lru_cache
 from importlib import resources
+from importlib.abc import Traversable
 from typing import Any
 
 from crane_server.errors import ProbeError
@@ -32,8 +33,16 @@ _pkg.__package__ = KEY
 _pkg.VERSION = VERSION
 _installed = {KEY: _pkg}
 for _name, _source in SOURCES:
+    _parts = _name.split(".")
+    for _depth in range(1, len(_parts)):
+        _room = KEY + "." + ".".join(_parts[:_depth])
+        if _room not in _installed:
+            _sub = _ModuleType(_room)
+            _sub.__path__ = []
+            _sub.__package__ = _room
+            _installed[_room] = _sub
     _mod = _ModuleType(KEY + "." + _name)
-    _mod.__package__ = KEY
+    _mod.__package__ = (KEY + "." + _name).rpartition(".")[0]
     _mod.__file__ = "<crane-probe:" + _name + ">"
     _installed[KEY + "." + _name] = _mod
 for _old in [k for k in sys.modules if k == KEY or k.startswith(KEY + ".")]:
@@ -43,7 +52,11 @@ try:
     for _name, _source in SOURCES:
         _mod = _installed[KEY + "." + _name]
         exec(compile(_source, _mod.__file__, "exec"), _mod.__dict__)
-        setattr(_pkg, _name, _mod)
+        _parent, _, _leaf = (KEY + "." + _name).rpartition(".")
+        setattr(_installed[_parent], _leaf, _mod)
+    for _room, _sub in _installed.items():
+        if _room.count(".") == 1 and _room != KEY and hasattr(_sub, "__path__"):
+            setattr(_pkg, _room.rpartition(".")[2], _sub)
 except BaseException:
     for _k in _installed:
         sys.modules.pop(_k, None)
@@ -51,12 +64,20 @@ except BaseException:
 """
 
 
+def _module_file(package: Traversable, name: str) -> Traversable:
+    """The source file of a shipped module ("rules.pandas" -> rules/pandas.py)."""
+    *rooms, leaf = name.split(".")
+    for room in rooms:
+        package = package.joinpath(room)
+    return package.joinpath(f"{leaf}.py")
+
+
 @lru_cache(maxsize=1)
 def probe_sources() -> tuple[tuple[str, str], ...]:
     """The shipped modules' (name, source) pairs, read from the installed package."""
     package = resources.files("crane_server.probe")
     return tuple(
-        (name, package.joinpath(f"{name}.py").read_text(encoding="utf-8"))
+        (name, _module_file(package, name).read_text(encoding="utf-8"))
         for name in SHIPPED_MODULES
     )
 

@@ -9,8 +9,9 @@ import time
 import warnings
 from typing import Any, Callable, Dict
 
-from . import checker, summarise
+from .interpreter import checker
 from .jsonsafe import JsonResult
+from .snapshot import summarise
 
 
 def _execution_count() -> Any:

@@ -1,30 +1,40 @@
-"""Which modules of this package are shipped into the kernel, in dependency order."""
+"""Which modules of this package are shipped into the kernel, in dependency order.
+
+The rooms, bottom up: the shared value model at the package root (imported by every room),
+`snapshot` (what an object is), `rules` (one module per library; they import only the root),
+`interpreter` (walks a cell and asks the rules), and `entry` (the one dispatch point).
+"""
 
 SHIPPED_MODULES = (
+    # the shared value model
     "jsonsafe",
-    "summary_base",
-    "summary_python",
-    "summary_numpy",
-    "summary_pandas",
-    "summary_torch",
-    "summary_sklearn",
-    "summary_tf",
-    "summarise",
+    "quiet",
     "values",
     "shadows",
     "outcomes",
     "purity",
     "gate",
-    "rules_python",
-    "rules_pandas",
-    "rules_numpy",
-    "rules_sklearn",
-    "rules_torch",
-    "rules_plotting",
-    "rules_statsmodels",
-    "calls",
-    "rules_keras",
-    "rules_boosting",
-    "checker",
+    # snapshot summaries
+    "snapshot.base",
+    "snapshot.python",
+    "snapshot.numpy",
+    "snapshot.pandas",
+    "snapshot.torch",
+    "snapshot.sklearn",
+    "snapshot.tensorflow",
+    "snapshot.summarise",
+    # library rules
+    "rules.python",
+    "rules.pandas",
+    "rules.numpy",
+    "rules.sklearn",
+    "rules.torch",
+    "rules.plotting",
+    "rules.statsmodels",
+    "rules.keras",
+    "rules.boosting",
+    # the abstract interpreter
+    "interpreter.calls",
+    "interpreter.checker",
     "entry",
 )

@@ -317,66 +317,6 @@ def holds_user_objects(obj: Any) -> bool:
     return False
 
 
-def from_namespace(obj: Any) -> Any:
-    """The tracked form of a namespace object: its shadow, or the object itself, marked live."""
-    from . import shadows
-
-    if shadows.is_lazy_module(obj):
-        # Lazy loaders import on first attribute access: judged only once the user loaded it.
-        return Val(obj, origin="namespace") if shadows.lazy_module_loaded(obj) else UNKNOWN
-    if passive(obj):
-        return Val(obj, origin="namespace")
-    found = shadows.shadow(obj)
-    if found is None:
-        return UNKNOWN
-    if found is shadows.NOT_SHADOWED:
-        copied = _copy_plain(obj) if is_plain_data(obj) else NOT_COPIED
-        if copied is not NOT_COPIED:
-            return Val(copied, origin="namespace")
-        return Val(obj, origin="namespace", live=True)
-    return Val(found.obj, sampled=found.sampled, rows=found.rows, origin="namespace")
-
-
-def passive(obj: Any) -> bool:
-    """Modules, classes, functions and immutable scalars: nothing of the user's to change."""
-    import types
-
-    if type(obj) in (int, float, complex, bool, str, bytes, type(None), range, slice):
-        return True
-    if isinstance(obj, (types.ModuleType, type, types.FunctionType, types.BuiltinFunctionType)):
-        owner = getattr(obj, "__self__", None) if type(obj) is types.BuiltinFunctionType else None
-        return owner is None or isinstance(owner, types.ModuleType)
-    np = loaded("numpy")
-    if np is None:
-        return False
-    # numpy's ufuncs (np.log) are library callables with read-only state.
-    return isinstance(obj, np.ufunc) or (
-        isinstance(obj, np.generic) and not isinstance(obj, np.object_)
-    )
-
-
-NOT_COPIED = object()
-
-
-def _copy_plain(obj: Any) -> Any:
-    """An independent copy of builtin containers, items shadowed; NOT_COPIED if one cannot be."""
-    from . import shadows
-
-    tp = type(obj)
-    if tp in (list, tuple, set, frozenset):
-        items = [_copy_plain(item) for item in obj]
-        return NOT_COPIED if any(i is NOT_COPIED for i in items) else tp(items)
-    if tp is dict:
-        values = {key: _copy_plain(value) for key, value in obj.items()}
-        return NOT_COPIED if any(v is NOT_COPIED for v in values.values()) else values
-    if passive(obj):
-        return obj
-    found = shadows.shadow(obj)
-    if found is None or found is shadows.NOT_SHADOWED or found.sampled:
-        return NOT_COPIED
-    return found.obj
-
-
 def shape_of(obj: Any) -> Optional[Tuple[int, ...]]:
     """Shape of a numpy array, tensor or pandas object, else None."""
     if is_ndarray(obj) or is_dataframe(obj) or is_series(obj):

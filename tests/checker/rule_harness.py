@@ -6,7 +6,7 @@ import linecache
 import warnings
 from typing import Any
 
-from crane_server.probe.checker import run_checker
+from crane_server.probe.interpreter.checker import run_checker
 from tests.checker.rule_cases import RuleCase
 
 

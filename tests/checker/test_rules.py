@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from crane_server.probe.checker import run_checker
+from crane_server.probe.interpreter.checker import run_checker
 from tests.checker.rule_cases import CASES, RuleCase
 from tests.checker.rule_harness import assert_prediction, namespace_for, real_exception
 

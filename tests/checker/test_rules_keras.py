@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from crane_server.probe.checker import check_source
+from crane_server.probe.interpreter.checker import check_source
 from tests.checker.rule_cases import RuleCase
 from tests.checker.rule_harness import assert_prediction, namespace_for, real_exception
 

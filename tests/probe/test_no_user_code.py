@@ -10,7 +10,7 @@ import torch
 from sklearn.base import BaseEstimator
 from torch.utils.data import DataLoader, Dataset
 
-from crane_server.probe.summarise import summarise_request
+from crane_server.probe.snapshot.summarise import summarise_request
 
 CALLS: list[str] = []
 ARMED = [False]  # hooks record and raise only while the probe runs

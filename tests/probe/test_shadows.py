@@ -10,7 +10,7 @@ import pytest
 import torch
 from torch import nn
 
-from crane_server.probe.checker import run_checker
+from crane_server.probe.interpreter.checker import run_checker
 from crane_server.probe.values import UNKNOWN, Val, closest_name, from_namespace
 from tests.conftest import RunningKernel
 from tests.probe.kernel_probe import fingerprint, run_probe
@@ -180,7 +180,7 @@ def test_lazy_keras_module_is_not_materialised(kernel: RunningKernel) -> None:
 
 
 def test_summaries_never_deep_copy_attrs() -> None:
-    from crane_server.probe.summarise import summarise_request
+    from crane_server.probe.snapshot.summarise import summarise_request
 
     frame = pd.DataFrame({"a": np.arange(30_000.0), "s": ["x"] * 30_000})
     frame.attrs["rec"] = Recorder()

@@ -21,7 +21,7 @@ from sklearn.preprocessing import FunctionTransformer, LabelEncoder, OneHotEncod
 from sklearn.utils.validation import check_is_fitted
 from torch.utils.data import DataLoader, TensorDataset
 
-from crane_server.probe.summarise import summarise_request
+from crane_server.probe.snapshot.summarise import summarise_request
 from crane_server.protocol.snapshot import RuntimeSnapshot
 
 

@@ -9,9 +9,10 @@ from __future__ import annotations
 import ast
 from typing import Any, List, Optional
 
-from . import shadows
-from .outcomes import CallSite, Raise, Result
-from .values import UNKNOWN, BoundMethod, Val, as_dict, from_namespace, is_tensor, loaded
+from .. import shadows
+from ..outcomes import CallSite, Raise, Result
+from ..shadows import from_namespace
+from ..values import UNKNOWN, BoundMethod, Val, as_dict, is_tensor, loaded
 
 SAFE_LAYERS = frozenset(
     """Linear Bilinear Conv1d Conv2d Conv3d ConvTranspose1d ConvTranspose2d Embedding ReLU ReLU6
@@ -130,7 +131,7 @@ def _construct(site: CallSite, cls: type) -> Any:
     ):
         return None
     try:
-        from .checker import quiet
+        from ..quiet import quiet
 
         with quiet():
             return Result(
@@ -174,7 +175,7 @@ def on_call(chk: Any, site: CallSite) -> Any:
     tensors: List[Val] = list(site.args)
     if any(v.fake or v.sampled or not is_tensor(v.obj) for v in tensors):
         return Result(UNKNOWN)
-    from .checker import quiet
+    from ..quiet import quiet
 
     standin = any(v.origin == "standin" for v in tensors)
     meta = shadows.on_meta(module, [v.obj for v in tensors])

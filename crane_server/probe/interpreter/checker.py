@@ -11,31 +11,25 @@ from __future__ import annotations
 
 import ast
 import builtins
-import contextlib
-import io
 import sys
 import time
 import types
-import warnings
-from typing import Any, Dict, Iterator, List, Optional, Set, Tuple
+from typing import Any, Dict, List, Optional, Set, Tuple
 
-from . import (
-    calls,
-    gate,
-    purity,
-    rules_boosting,
-    rules_keras,
-    rules_numpy,
-    rules_pandas,
-    rules_plotting,
-    rules_python,
-    rules_sklearn,
-    rules_statsmodels,
-    rules_torch,
-    shadows,
-)
-from .outcomes import CallSite, Raise, Result, to_finding
-from .values import (
+from .. import gate, purity, shadows
+from ..outcomes import CallSite, Raise, Result, to_finding
+from ..quiet import quiet
+from ..rules import boosting as rules_boosting
+from ..rules import keras as rules_keras
+from ..rules import numpy as rules_numpy
+from ..rules import pandas as rules_pandas
+from ..rules import plotting as rules_plotting
+from ..rules import python as rules_python
+from ..rules import sklearn as rules_sklearn
+from ..rules import statsmodels as rules_statsmodels
+from ..rules import torch as rules_torch
+from ..shadows import from_namespace
+from ..values import (
     LIBRARY_ROOTS,
     UNKNOWN,
     BoundMethod,
@@ -43,7 +37,6 @@ from .values import (
     UserFunction,
     Val,
     as_dict,
-    from_namespace,
     is_library_object,
     is_plain_data,
     length_of,
@@ -51,6 +44,7 @@ from .values import (
     plain_dataclass,
     safe_to_iterate,
 )
+from . import calls
 
 # Library-specific rules first; the generic Python rules answer what none of them claimed.
 RULE_MODULES = (
@@ -1203,16 +1197,6 @@ class Checker:
         return [
             Val(i, fake=value.fake, origin=origin) if not isinstance(i, Val) else i for i in listed
         ], complete
-
-
-@contextlib.contextmanager
-def quiet() -> Iterator[None]:
-    """Silence warnings and prints of library code evaluated by the checker."""
-    sink = io.StringIO()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
-            yield
 
 
 def _iterable(obj: Any) -> bool:

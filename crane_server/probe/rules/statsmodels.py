@@ -5,8 +5,8 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from .outcomes import CallSite, Raise
-from .values import LibraryRef, Val, length_of, true_shape
+from ..outcomes import CallSite, Raise
+from ..values import LibraryRef, Val, length_of, true_shape
 
 
 def on_attribute(chk: Any, node: ast.Attribute, base: Val) -> Any:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import sys
 from typing import Any, Dict, List, Optional
 
-from .summary_base import (
+from .base import (
     MISSING,
     SummaryOptions,
     distinct_types,
@@ -29,7 +29,7 @@ from .summary_base import (
     short_type_names,
     type_name,
 )
-from .summary_numpy import SAFE_OBJECT_IDS, distinct_count, value_stats
+from .numpy import SAFE_OBJECT_IDS, distinct_count, value_stats
 
 _KINDS = (
     ("DataFrame", "dataframe"),

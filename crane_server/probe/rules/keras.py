@@ -16,15 +16,15 @@ import sys
 import types
 from typing import Any, Dict, List, Optional, Tuple
 
-from .outcomes import CallSite, Raise, Result
-from .values import (
+from ..outcomes import CallSite, Raise, Result
+from ..shadows import from_namespace
+from ..values import (
     UNKNOWN,
     BoundMethod,
     UserFunction,
     Val,
     as_dict,
     closest_name,
-    from_namespace,
     is_dataframe,
     is_ndarray,
     is_series,
@@ -699,7 +699,7 @@ def _spec_problem(spec: Any, shape: Shape, name: str) -> Optional[str]:
     if spec_shape and spec_shape[0] is not None:
         return None
     try:
-        from .checker import quiet
+        from ..quiet import quiet
 
         with quiet():
             module.assert_input_compatibility(specs, _ShapeOnly(shape), layer_name=name)
@@ -740,7 +740,7 @@ def _layer_output(layer: Any, shape: Shape) -> Optional[Shape]:
     else:
         return None
     try:
-        from .checker import quiet
+        from ..quiet import quiet
 
         with quiet():
             result = layer.compute_output_shape(shape)

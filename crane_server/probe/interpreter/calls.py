@@ -13,7 +13,8 @@ import textwrap
 import types
 from typing import Any, Dict, List, Optional, Tuple
 
-from .values import UNKNOWN, UserFunction, Val, from_namespace, is_library_object
+from ..shadows import from_namespace
+from ..values import UNKNOWN, UserFunction, Val, is_library_object
 
 MAX_DEPTH = 3
 
@@ -161,7 +162,7 @@ def build_record(cls: type, args: List[Any], kwargs: Dict[str, Any]) -> Any:
     """The fields a plain dataclass's generated __init__ would store, or UNKNOWN."""
     import dataclasses
 
-    from .values import RecordValue
+    from ..values import RecordValue
 
     fields = [f for f in dataclasses.fields(cls) if f.init]
     if len(args) > len(fields):

@@ -14,7 +14,7 @@ import sys
 import types
 from typing import Any, Dict, List, Optional
 
-from .summary_base import (
+from .base import (
     MISSING,
     SummaryOptions,
     class_module,
@@ -28,7 +28,7 @@ from .summary_base import (
     static_lookup,
     type_name,
 )
-from .summary_numpy import numpy_kind
+from .numpy import numpy_kind
 
 _DELEGATING = ("Pipeline", "FeatureUnion", "FrozenEstimator", "FunctionTransformer")
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import ast
 from typing import Any, Optional
 
-from .outcomes import CallSite, Raise
-from .values import BoundMethod, Val, loaded
+from ..outcomes import CallSite, Raise
+from ..values import BoundMethod, Val, loaded
 
 ROOTS = ("lightgbm", "xgboost")
 # Methods of an XGBoost estimator that need the booster that fit creates.
@@ -44,7 +44,7 @@ def on_attribute(chk: Any, node: ast.Attribute, base: Val) -> Any:
     if not _unfitted(obj):
         return None
     try:
-        from .checker import quiet
+        from ..quiet import quiet
 
         with quiet():
             getattr(obj, name)
@@ -70,7 +70,7 @@ def on_call(chk: Any, site: CallSite) -> Any:
     if _boosting_estimator(obj) != "xgboost" or not _unfitted(obj):
         return None
     try:
-        from .checker import quiet
+        from ..quiet import quiet
 
         with quiet():
             obj.get_booster()  # raises before touching anything when there is no booster

@@ -20,7 +20,7 @@ import types
 import warnings
 from typing import Any, Dict, List, Optional
 
-from .summary_base import (
+from .base import (
     MISSING,
     SummaryOptions,
     instance_dict,
@@ -28,9 +28,9 @@ from .summary_base import (
     module_root,
     type_name,
 )
-from .summary_numpy import numpy_kind, summarise_numpy
-from .summary_pandas import pandas_kind, summarise_pandas
-from .summary_python import (
+from .numpy import numpy_kind, summarise_numpy
+from .pandas import pandas_kind, summarise_pandas
+from .python import (
     builtin_base,
     module_version,
     summarise_builtin,
@@ -38,9 +38,9 @@ from .summary_python import (
     summarise_module,
     summarise_unknown,
 )
-from .summary_sklearn import is_estimator, summarise_estimator
-from .summary_tf import summarise_tf, tf_kind
-from .summary_torch import summarise_torch, torch_kind
+from .sklearn import is_estimator, summarise_estimator
+from .tensorflow import summarise_tf, tf_kind
+from .torch import summarise_torch, torch_kind
 
 # Libraries whose versions the kernel summary reports when the user has imported them.
 KNOWN_LIBRARIES = (

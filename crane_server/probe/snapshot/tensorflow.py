@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from typing import Any, Dict, List, Optional
 
-from .summary_base import (
+from .base import (
     MISSING,
     SummaryOptions,
     class_module,

@@ -5,8 +5,8 @@ from __future__ import annotations
 import ast
 from typing import Any, List, Optional, Tuple
 
-from .outcomes import CallSite, Raise, Result
-from .values import (
+from ..outcomes import CallSite, Raise, Result
+from ..values import (
     UNKNOWN,
     BoundMethod,
     FittedModel,
@@ -184,7 +184,7 @@ def _construct(site: CallSite, cls: type) -> Any:
     if not (getattr(init, "__module__", None) or "").startswith("sklearn"):
         return None
     try:
-        from .checker import quiet
+        from ..quiet import quiet
 
         with quiet():
             estimator = cls(
@@ -227,7 +227,7 @@ def _estimator_call(
         validate = getattr(estimator, "_validate_params", None)
         if callable(validate) and fitted is None:
             try:
-                from .checker import quiet
+                from ..quiet import quiet
 
                 with quiet():
                     validate()
@@ -257,7 +257,7 @@ def _estimator_call(
     if method in USE_METHODS:
         if fitted is None:
             try:
-                from .checker import quiet
+                from ..quiet import quiet
 
                 validation = loaded("sklearn.utils.validation")
                 if validation is None:
@@ -435,7 +435,7 @@ def _check_values(estimator: Any, x: Val, site: CallSite) -> Optional[Raise]:
     if validation is None or shape_of(x.obj) is None or len(shape_of(x.obj) or ()) != 2:
         return None
     try:
-        from .checker import quiet
+        from ..quiet import quiet
 
         finite = "allow-nan" if inputs.allow_nan else True
         with quiet():
@@ -494,7 +494,7 @@ def _check_classification_target(estimator: Any, y: Val, site: CallSite) -> Opti
     if multiclass is None:
         return None
     try:
-        from .checker import quiet
+        from ..quiet import quiet
 
         with quiet():
             kind = multiclass.type_of_target(y.obj, input_name="y")
@@ -578,7 +578,7 @@ def _metric(chk: Any, site: CallSite, func: Any) -> Any:
     if any(not (is_plain_data(v.obj) or is_library_object(v.obj)) for v in values):
         return None
     try:
-        from .checker import quiet
+        from ..quiet import quiet
 
         with quiet():
             result = func(*[v.obj for v in site.args], **{k: v.obj for k, v in site.kwargs.items()})

@@ -10,7 +10,7 @@ import sys
 import types
 from typing import Any, Dict, List, Optional
 
-from .summary_base import (
+from .base import (
     MISSING,
     SummaryOptions,
     class_dict,

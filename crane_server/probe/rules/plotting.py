@@ -9,8 +9,8 @@ from __future__ import annotations
 import ast
 from typing import Any, List, Optional, Tuple
 
-from .outcomes import CallSite, Raise, Result
-from .values import (
+from ..outcomes import CallSite, Raise, Result
+from ..values import (
     UNKNOWN,
     AxesPlaceholder,
     BoundMethod,
@@ -48,7 +48,7 @@ SEABORN_VARIABLES = ("x", "y", "hue", "size", "style", "units", "weights")
 
 def _seaborn_data(site: CallSite, name: str) -> Any:
     """A string variable that is neither a column nor an index level of `data`."""
-    from .values import closest_name, is_dataframe, preview
+    from ..values import closest_name, is_dataframe, preview
 
     data = site.kwargs.get("data")
     if not isinstance(data, Val) or not is_dataframe(data.obj) or data.fake:
@@ -209,7 +209,7 @@ def _data_shape(value: Any) -> Optional[Tuple[int, ...]]:
         return (len(obj),)
     if isinstance(obj, (int, float)) and not isinstance(obj, bool):
         return ()
-    from .values import is_dataframe, is_ndarray, is_series, true_shape
+    from ..values import is_dataframe, is_ndarray, is_series, true_shape
 
     if is_ndarray(obj) or is_series(obj) or is_dataframe(obj):
         return true_shape(value)
@@ -221,7 +221,7 @@ def _data_shape(value: Any) -> Optional[Tuple[int, ...]]:
         getattr(getattr(pd, "api", None), "extensions", None), "ExtensionArray", None
     )
     if isinstance(array_base, type) and isinstance(obj, array_base):
-        from .values import is_library_type
+        from ..values import is_library_type
 
         if is_library_type(type(obj)):
             extension_array: Any = obj

@@ -9,8 +9,8 @@ from __future__ import annotations
 import ast
 from typing import Any, List, Optional, Tuple
 
-from .outcomes import CallSite, Raise, Result
-from .values import UNKNOWN, BoundMethod, Val, is_ndarray, loaded, true_shape
+from ..outcomes import CallSite, Raise, Result
+from ..values import UNKNOWN, BoundMethod, Val, is_ndarray, loaded, true_shape
 
 
 def on_attribute(chk: Any, node: ast.Attribute, base: Val) -> Any:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 from typing import Any, Dict, List, Optional, Tuple
 
-from .summary_base import (
+from .base import (
     MISSING,
     SummaryOptions,
     class_qualname,

@@ -5,8 +5,8 @@ from __future__ import annotations
 import ast
 from typing import Any, List, Optional
 
-from .outcomes import CallSite, Raise, Result
-from .values import (
+from ..outcomes import CallSite, Raise, Result
+from ..values import (
     UNKNOWN,
     BoundMethod,
     Val,
@@ -101,7 +101,7 @@ def on_attribute(chk: Any, node: ast.Attribute, base: Val) -> Any:
     if hasattr(type(obj), name):
         return None  # generic attribute rule evaluates it
     if is_dataframe(obj):
-        from .rules_python import REMOVED_API_FIXES
+        from .python import REMOVED_API_FIXES
 
         kind = type(obj).__name__
         fix = REMOVED_API_FIXES.get((kind, name))
@@ -153,7 +153,7 @@ def _indexer(chk: Any, node: ast.Subscript, base: Val, key: Any) -> Any:
                     return missing_column_raise(frame, columns, KeyError(columns), node, node.slice)
         return Result(UNKNOWN)
     try:
-        from .checker import quiet
+        from ..quiet import quiet
 
         with quiet():
             result = indexer[key.obj]
@@ -214,7 +214,7 @@ def on_subscript(chk: Any, node: ast.Subscript, base: Val, key: Any) -> Any:
             except Exception:
                 return Result(UNKNOWN)
         try:
-            from .checker import quiet
+            from ..quiet import quiet
 
             with quiet():
                 result = obj[label]
@@ -280,7 +280,7 @@ def on_call(chk: Any, site: CallSite) -> Any:
 def _read_rule(site: CallSite) -> Any:
     import os
 
-    from .rules_python import signature_rule
+    from .python import signature_rule
 
     bad_call = signature_rule(site)
     if bad_call is not None:
@@ -293,7 +293,7 @@ def _read_rule(site: CallSite) -> Any:
         and not os.path.exists(path.obj)
         and not any(ch in path.obj for ch in "*?")
     ):
-        from .rules_python import missing_file
+        from .python import missing_file
 
         return missing_file(path.obj, site)
     return Result(UNKNOWN)
@@ -346,7 +346,7 @@ def _frame_method(chk: Any, site: CallSite, func: BoundMethod) -> Any:
             _forget_receiver(chk, site)
         return Result(UNKNOWN)
     try:
-        from .checker import quiet
+        from ..quiet import quiet
 
         with quiet():
             result = getattr(obj, name)(*args, **kwargs)
@@ -368,7 +368,7 @@ def _frame_method(chk: Any, site: CallSite, func: BoundMethod) -> Any:
     except Exception as exc:
         if receiver.sampled or receiver.fake:
             return Result(UNKNOWN)
-        from .rules_python import raised
+        from .python import raised
 
         return raised(exc, site)
     new_value = Val(
@@ -445,7 +445,7 @@ def _conversion(chk: Any, site: CallSite, func: Any, inputs: List[Val]) -> Any:
     ):
         return None
     try:
-        from .checker import quiet
+        from ..quiet import quiet
 
         with quiet():
             result = func(*args, **kwargs)
@@ -497,7 +497,7 @@ def set_item(chk: Any, target: ast.Subscript, base: Any, key: Any, value: Any) -
         and not (value.sampled != base.sampled and not _is_scalar(value.obj))
     ):
         try:
-            from .checker import quiet
+            from ..quiet import quiet
 
             with quiet():
                 frame[label] = value.obj

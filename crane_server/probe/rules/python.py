@@ -9,8 +9,9 @@ import sys
 import types
 from typing import Any, Dict, FrozenSet, List, Optional, Tuple
 
-from .outcomes import CallSite, Raise, Result
-from .values import (
+from ..outcomes import CallSite, Raise, Result
+from ..shadows import from_namespace, passive
+from ..values import (
     UNKNOWN,
     AxesPlaceholder,
     BoundMethod,
@@ -21,12 +22,10 @@ from .values import (
     Val,
     as_dict,
     closest_name,
-    from_namespace,
     is_library_callable,
     is_library_object,
     is_plain_data,
     loaded,
-    passive,
     type_root,
 )
 
@@ -332,7 +331,7 @@ def iteration_items(value: Val, cap: int) -> Optional[Tuple[List[Any], bool]]:
                 total = int(obj.ngroups)
                 items = list(itertools.islice(iter(obj), cap))
             else:
-                from .rules_torch import loader_batch
+                from .torch import loader_batch
 
                 batch = loader_batch(obj)
                 if batch is not None:
@@ -402,7 +401,7 @@ def type_root_name(module: str) -> str:
 
 
 def _library_roots() -> FrozenSet[str]:
-    from .values import LIBRARY_ROOTS
+    from ..values import LIBRARY_ROOTS
 
     return LIBRARY_ROOTS
 
@@ -502,7 +501,7 @@ def _module_attribute(module: Any, name: str, node: ast.AST) -> Any:
     message = "module '%s' has no attribute '%s'" % (module_name, name)
     if "__getattr__" in namespace:
         try:
-            from .checker import quiet
+            from ..quiet import quiet
 
             with quiet():
                 value = getattr(module, name)
@@ -530,7 +529,7 @@ def _library_attribute(base: Val, name: str, node: ast.AST) -> Any:
     except AttributeError:
         statically_found = False
     try:
-        from .checker import quiet
+        from ..quiet import quiet
 
         with quiet():
             value = getattr(obj, name)
@@ -623,8 +622,8 @@ def on_subscript(chk: Any, node: ast.Subscript, base: Val, key: Any) -> Any:
 
 def _library_subscript(base: Val, key: Val, node: ast.Subscript) -> Any:
     """Indexing a library object (Index, Series, tensor, ...) is pure: evaluate it."""
-    from .checker import quiet
-    from .values import shape_of
+    from ..quiet import quiet
+    from ..values import shape_of
 
     try:
         with quiet():
@@ -672,7 +671,7 @@ def on_binop(chk: Any, node: ast.BinOp, left: Val, right: Val) -> Any:
     if op is None:
         return Result(UNKNOWN)
     try:
-        from .checker import quiet
+        from ..quiet import quiet
 
         with quiet():
             result = op(left.obj, right.obj)
@@ -698,7 +697,7 @@ def on_binop(chk: Any, node: ast.BinOp, left: Val, right: Val) -> Any:
 
 
 def _binop_facts(left: Val, right: Val) -> List[str]:
-    from .values import shape_of
+    from ..values import shape_of
 
     facts = []
     for label, side in (("left", left.obj), ("right", right.obj)):

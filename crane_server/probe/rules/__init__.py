@@ -1,0 +1,1 @@
+"""Library rules, one module per library: certain crashes of calls, attributes and subscripts."""

@@ -1,0 +1,1 @@
+"""Snapshot summaries: what a namespace object is, read without changing it."""
