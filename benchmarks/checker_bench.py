@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from crane_server.engine import check_cell
+from crane_server.analysis.engine import check_cell
 from crane_server.kernels.launch import fresh_kernel
 
 SETUP = """

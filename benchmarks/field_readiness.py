@@ -28,9 +28,9 @@ from pathlib import Path
 
 import nbformat
 
+from crane_server.analysis.engine import CheckOptions, check_cell
 from crane_server.documents import Cell, CellDocument
 from crane_server.documents.notebook import CellSource, notebook_document
-from crane_server.engine import CheckOptions, check_cell
 from crane_server.errors import CraneError
 from crane_server.kernels.session import KernelSession
 from crane_server.lsp.diagnostics import to_diagnostic

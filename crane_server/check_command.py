@@ -15,11 +15,11 @@ from pathlib import Path
 
 import msgspec
 
-from crane_server.engine import check_cell
+from crane_server.analysis.engine import check_cell
 from crane_server.errors import CraneError, DocumentError
+from crane_server.kernels.notebook_run import prepared_notebook, read_code_cells, resolve_cell
 from crane_server.kernels.session import KernelSession
 from crane_server.llm.command_support import add_llm_arguments, run_llm_check
-from crane_server.notebook_run import prepared_notebook, read_code_cells, resolve_cell
 from crane_server.protocol import CheckResult
 from crane_server.render import render_result
 

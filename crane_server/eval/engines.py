@@ -13,8 +13,8 @@ from crane_server.protocol.eval import ResultRow
 from crane_server.protocol.llm import LlmOutcome
 
 if TYPE_CHECKING:
+    from crane_server.kernels.notebook_run import PreparedCell
     from crane_server.llm.client import LlmClient
-    from crane_server.notebook_run import PreparedCell
     from crane_server.settings import LlmSettings
 
 
@@ -75,7 +75,7 @@ def row_from_check(row: ResultRow, result: CheckResult, latency_ms: float) -> Re
 
 async def run_rules(prepared: PreparedCell, case: Case, variant: str, job: Job) -> ResultRow:
     """The rules tier on the prepared kernel (read-only: the state stays for the next job)."""
-    from crane_server.engine import check_cell
+    from crane_server.analysis.engine import check_cell
 
     started = time.perf_counter()
     result = await check_cell(

@@ -25,7 +25,7 @@ from crane_server.eval.store import ResultStore, RowKey
 from crane_server.protocol.eval import ResultRow
 
 if TYPE_CHECKING:
-    from crane_server.notebook_run import PreparedCell
+    from crane_server.kernels.notebook_run import PreparedCell
 
 log = logging.getLogger(__name__)
 
@@ -87,7 +87,7 @@ class Runner:
         if not notebook.is_file():
             self._fail(case, variant, todo, f"{notebook.name} missing")
             return
-        from crane_server.notebook_run import prepared_notebook, read_code_cells
+        from crane_server.kernels.notebook_run import prepared_notebook, read_code_cells
 
         started = time.perf_counter()
         remaining = list(todo)

@@ -77,8 +77,7 @@ def probe_sources() -> tuple[tuple[str, str], ...]:
     """The shipped modules' (name, source) pairs, read from the installed package."""
     package = resources.files("crane_server.probe")
     return tuple(
-        (name, _module_file(package, name).read_text(encoding="utf-8"))
-        for name in SHIPPED_MODULES
+        (name, _module_file(package, name).read_text(encoding="utf-8")) for name in SHIPPED_MODULES
     )
 
 

@@ -9,8 +9,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from crane_server.analysis.engine import CheckOptions, check_cell, check_cell_static
 from crane_server.documents import Cell, CellDocument
-from crane_server.engine import CheckOptions, check_cell, check_cell_static
 from crane_server.errors import CraneError, KernelBusy
 from crane_server.kernels.session import KernelSession
 from crane_server.protocol import CheckResult, NameInventory

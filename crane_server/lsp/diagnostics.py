@@ -7,9 +7,9 @@ from typing import Any
 import msgspec
 from lsprotocol import types
 
+from crane_server.analysis.notebook_rules import renumber
 from crane_server.documents import Cell, CellDocument
 from crane_server.protocol import Finding
-from crane_server.rules.notebook import renumber
 
 SEVERITIES = {
     "error": types.DiagnosticSeverity.Error,

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from crane_server.cli import build_parser
+from crane_server.commands.eval import parse_prices, plan_from_args
 from crane_server.errors import SettingsError
-from crane_server.eval.command import parse_prices, plan_from_args
 from crane_server.eval.plan import Job, Plan
 
 

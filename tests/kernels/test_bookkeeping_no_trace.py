@@ -11,7 +11,7 @@ from importlib.metadata import version
 
 import pytest
 
-from crane_server.engine import check_cell
+from crane_server.analysis.engine import check_cell
 from crane_server.kernels.discovery import discover_kernels
 from crane_server.kernels.session import KernelSession
 from tests.conftest import RunningKernel

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from crane_server.analysis.notebook_rules import annotate, renumber
 from crane_server.lsp.diagnostics import evidence_text
 from crane_server.protocol import Evidence, Finding
-from crane_server.rules.notebook import annotate, renumber
 
 
 def name_error(name: str) -> Finding:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from crane_server.analysis.static_rules import check_cell_static
 from crane_server.protocol import NameInventory, RuntimeSnapshot, VariableSummary
-from crane_server.rules.static import check_cell_static
 
 NAMES = NameInventory(names={"df": "DataFrame", "pd": "module", "helper": "function"})
 SNAPSHOT = RuntimeSnapshot(

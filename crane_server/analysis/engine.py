@@ -6,11 +6,11 @@ import time
 
 import msgspec
 
+from crane_server.analysis.notebook_rules import annotate
+from crane_server.analysis.static_rules import check_cell_static
 from crane_server.errors import KernelBusy, ProbeError
 from crane_server.kernels.session import KernelSession
 from crane_server.protocol import CheckResult, Finding, NameInventory, RuntimeSnapshot
-from crane_server.rules.notebook import annotate
-from crane_server.rules.static import check_cell_static
 
 __all__ = ["CheckOptions", "check_cell", "check_cell_static", "snapshot_for_cell"]
 

@@ -1,1 +1,0 @@
-"""Checks that run in the daemon: static fallbacks and notebook-level annotations."""
