@@ -12,7 +12,37 @@ from crane_server.errors import KernelBusy, ProbeError
 from crane_server.kernels.session import KernelSession
 from crane_server.protocol import CheckResult, Finding, NameInventory, RuntimeSnapshot
 
-__all__ = ["CheckOptions", "check_cell", "check_cell_static", "snapshot_for_cell"]
+__all__ = [
+    "MAX_CELL_CHARS",
+    "CheckOptions",
+    "check_cell",
+    "check_cell_static",
+    "snapshot_for_cell",
+    "too_long",
+]
+
+# Longer cells are not sent to the kernel: parsing and walking them would cost the user's
+# kernel (and this server's memory) far more than a check may. 500,000 characters is about
+# 10,000 lines of ordinary code.
+MAX_CELL_CHARS = 500_000
+
+
+def too_long(source: str, limit: int = MAX_CELL_CHARS) -> CheckResult | None:
+    """The verdict for a cell too long to check (an Information note), or None."""
+    if len(source) <= limit:
+        return None
+    note = Finding(
+        code="crane-cell-too-long",
+        exception="",
+        message=(
+            f"not checked: this cell has {len(source):,} characters; "
+            f"crane-server checks cells of up to {limit:,}"
+        ),
+        line=1,
+        severity="information",
+        fix="split the cell, or move data literals into a file the cell reads",
+    )
+    return CheckResult(crash=False, findings=[note], engine="none", partial=True)
 
 
 class CheckOptions(msgspec.Struct, kw_only=True):
@@ -35,6 +65,9 @@ async def check_cell(
     While the kernel runs a cell, falls back to the static checks over the control-channel
     inventory (findings marked `based_on_last_snapshot`).
     """
+    skipped = too_long(source)
+    if skipped is not None:
+        return skipped
     options = options or CheckOptions()
     started = time.perf_counter()
     try:

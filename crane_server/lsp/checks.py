@@ -9,11 +9,11 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from crane_server.analysis.engine import CheckOptions, check_cell, check_cell_static
+from crane_server.analysis.engine import CheckOptions, check_cell, check_cell_static, too_long
 from crane_server.documents import Cell, CellDocument
 from crane_server.errors import CraneError, KernelBusy
 from crane_server.kernels.session import KernelSession
-from crane_server.protocol import CheckResult, NameInventory
+from crane_server.protocol import CheckResult, Finding, NameInventory
 
 log = logging.getLogger(__name__)
 
@@ -21,6 +21,8 @@ log = logging.getLogger(__name__)
 # were seen to go missing after another client executed code (ipykernel 7): one at a time.
 MAX_CONCURRENT_PROBES = 1
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# A larger document is not checked at all (one note on its first code cell).
+MAX_DOCUMENT_CHARS = 8_000_000
 
 
 @dataclass
@@ -81,6 +83,9 @@ async def check_document(
     async def judge(position: int, cell: Cell) -> CheckResult | None:
         async with limit:
             try:
+                skipped = too_long(cell.text)
+                if skipped is not None:
+                    return skipped
                 if busy:
                     assert inventory is not None
                     static: CheckResult = check_cell_static(
@@ -131,4 +136,27 @@ async def check_document(
             task.cancel()
     verdict.static = verdict.static or busy
     verdict.elapsed_ms = (time.perf_counter() - started) * 1000.0
+    return verdict
+
+
+def oversized(document: CellDocument, limit: int = MAX_DOCUMENT_CHARS) -> DocumentVerdict | None:
+    """The verdict for a document too large to check: a note on its first code cell."""
+    size = sum(len(cell.text) for cell in document.cells)
+    cells = document.checked_cells
+    if size <= limit or not cells:
+        return None
+    note = Finding(
+        code="crane-document-too-large",
+        exception="",
+        message=(
+            f"not checked: this document has {size:,} characters; "
+            f"crane-server checks documents of up to {limit:,}"
+        ),
+        line=1,
+        severity="information",
+    )
+    verdict = DocumentVerdict(version=document.version, execution_count=None)
+    verdict.results[cells[0].index] = CheckResult(
+        crash=False, findings=[note], engine="none", partial=True
+    )
     return verdict

@@ -24,7 +24,7 @@ from crane_server.kernels.events import (
 )
 from crane_server.kernels.session import KernelSession
 from crane_server.lsp.binding import ATTACH_HINT, NO_KERNEL, Binding, resolve_binding
-from crane_server.lsp.checks import DocumentVerdict, check_document, touched_by
+from crane_server.lsp.checks import DocumentVerdict, check_document, oversized, touched_by
 from crane_server.lsp.diagnostics import to_diagnostic
 from crane_server.lsp.kernels import KernelRegistry
 from crane_server.lsp.tasks import TaskOwner
@@ -199,6 +199,11 @@ class CraneService:
             await asyncio.sleep(delay)  # the debounce: a newer edit cancels this task
         owner = self.documents.get(uri)
         if owner is None:
+            return
+        too_large = oversized(owner.document)
+        if too_large is not None:
+            owner.rules = self._rule_diagnostics(owner.document, too_large)
+            self._publish(owner)
             return
         if not owner.bound:
             await self._bind(owner)
