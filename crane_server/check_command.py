@@ -17,7 +17,12 @@ import msgspec
 
 from crane_server.analysis.engine import check_cell
 from crane_server.errors import CraneError, DocumentError
-from crane_server.kernels.notebook_run import prepared_notebook, read_code_cells, resolve_cell
+from crane_server.kernels.notebook_run import (
+    cell_index,
+    prepared_notebook,
+    read_code_cells,
+    resolve_cell,
+)
 from crane_server.kernels.session import KernelSession
 from crane_server.llm.command_support import add_llm_arguments, run_llm_check
 from crane_server.protocol import CheckResult
@@ -33,8 +38,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
         type=int,
         default=None,
         help=(
-            "0-based index among code cells (default: the last code cell); "
-            "text output numbers cells from 1"
+            "the code cell to check, numbered from 1 as the output numbers them "
+            "(-1: the last, the default)"
         ),
     )
     parser.add_argument(
@@ -66,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
         # One line on stderr (cli.main's format); in --json mode the object above has it too.
         where = args.target or "<cell>"
         if result.cell is not None:
-            where += f", code cell {result.cell + 1}"
+            where += f", code cell {result.cell}"
         raise CraneError(" ".join(f"{where}: {result.error}".split()))
     if not args.json:
         print(render_result(result, args.target or "<cell>", source))
@@ -77,7 +82,7 @@ async def _check(args: argparse.Namespace) -> tuple[CheckResult, str]:
     if args.connection_file:
         return await _check_attached(args)
     path = Path(args.target)
-    async with prepared_notebook(path, args.cell, timeout=args.timeout) as prepared:
+    async with prepared_notebook(path, cell_index(args.cell), timeout=args.timeout) as prepared:
         if prepared.failed is not None:
             failed = prepared.failed
             number = (prepared.failed_index or 0) + 1  # people count cells from 1
@@ -98,7 +103,7 @@ async def _check(args: argparse.Namespace) -> tuple[CheckResult, str]:
                 )
             return CheckResult(
                 crash=False,
-                cell=prepared.target_index,
+                cell=prepared.target_index + 1,
                 error=error,
                 timings=prepared.timings,
             ), prepared.target_source
@@ -109,7 +114,7 @@ async def _check(args: argparse.Namespace) -> tuple[CheckResult, str]:
             notebook_cells=prepared.all_sources,
             target_index=prepared.target_index,
         )
-        result.cell = prepared.target_index
+        result.cell = prepared.target_index + 1
         result.timings.update(prepared.timings)
         result = await _maybe_llm(
             args, result, prepared.session, prepared.target_source, prepared.executed_sources
@@ -123,7 +128,7 @@ async def _check_attached(args: argparse.Namespace) -> tuple[CheckResult, str]:
     session = await KernelSession.attach(args.connection_file, timeout=min(5.0, args.timeout))
     try:
         result = await check_cell(session, source, notebook_cells=cells, target_index=index)
-        result.cell = index
+        result.cell = None if index is None else index + 1
         executed = cells[:index] if cells and index is not None else []
         return await _maybe_llm(args, result, session, source, executed), source
     finally:
@@ -136,7 +141,7 @@ def _read_target(args: argparse.Namespace) -> tuple[str, int | None, list[str] |
     path = Path(args.target)
     if path.suffix == ".ipynb":
         cells = read_code_cells(path)
-        index = resolve_cell(cells, args.cell)
+        index = resolve_cell(cells, cell_index(args.cell))
         return cells[index], index, cells
     try:
         return path.read_text(encoding="utf-8"), None, None

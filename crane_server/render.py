@@ -13,10 +13,10 @@ BUSY_NOTE = (
 def render_result(result: CheckResult, target: str, source: str | None = None) -> str:
     """One block per finding: location, message, the line with a caret, evidence and fix.
 
-    People count from 1: cells (among code cells), lines and columns are 1-based here, while
-    the JSON keeps its documented fields (`cell` 0-based, `line` 1-based, `column` 0-based).
+    People count from 1: cells (among code cells), lines and columns are 1-based here; the
+    JSON has the same `cell` and `line`, and LSP's 0-based `column`.
     """
-    where = f"{target}" + (f", code cell {result.cell + 1}" if result.cell is not None else "")
+    where = f"{target}" + (f", code cell {result.cell}" if result.cell is not None else "")
     if result.error:
         return f"{where}: error: {result.error}"
     partial = f"{where}: {BUSY_NOTE}" if result.partial else None

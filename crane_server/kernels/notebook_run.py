@@ -44,6 +44,15 @@ def read_code_cells(path: Path) -> list[str]:
     return sources
 
 
+def cell_index(number: int | None) -> int | None:
+    """The 0-based index of the code cell people call `number` (from 1; negative: from the end)."""
+    if number is None or number < 0:
+        return number
+    if number == 0:
+        raise DocumentError("--cell 0: code cells are numbered from 1 (-1 is the last)")
+    return number - 1
+
+
 def resolve_cell(sources: list[str], cell: int | None) -> int:
     """The target's index among code cells (default: the last); DocumentError when out of range."""
     if cell is None:
@@ -51,7 +60,8 @@ def resolve_cell(sources: list[str], cell: int | None) -> int:
     index = cell if cell >= 0 else len(sources) + cell
     if not 0 <= index < len(sources):
         raise DocumentError(
-            f"--cell {cell} is out of range: the notebook has {len(sources)} code cells (0-based)"
+            f"--cell {cell + 1 if cell >= 0 else cell} is out of range: "
+            f"the notebook has {len(sources)} code cells"
         )
     return index
 

@@ -14,7 +14,7 @@ class CheckResult(msgspec.Struct, kw_only=True):
     crash: bool
     findings: list[Finding] = msgspec.field(default_factory=list)
     timings: dict[str, float] = msgspec.field(default_factory=dict)
-    cell: int | None = None
+    cell: int | None = None  # the code cell's number, from 1, as the text output says
     execution_count: int | None = None
     # "rules" (live objects), "static" (syntax and names only: the kernel was busy),
     # "rules+llm"; `partial` is true when the live-object rules did not run.

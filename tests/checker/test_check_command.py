@@ -58,7 +58,7 @@ def test_crash_predicted_json(tmp_path: Path) -> None:
     done = crane("check", str(path), "--json")
     assert done.returncode == 1, done.stderr
     result = json.loads(done.stdout)
-    assert result["crash"] is True and result["cell"] == 1
+    assert result["crash"] is True and result["cell"] == 2
     finding = result["findings"][0]
     assert (finding["code"], finding["exception"], finding["line"]) == (
         "pandas-missing-column",
@@ -78,7 +78,7 @@ def test_no_crash_human_output(tmp_path: Path) -> None:
 
 def test_cell_option_and_caret(tmp_path: Path) -> None:
     path = notebook(tmp_path / "nb.ipynb", SETUP, "df['Clas']", "print('later')")
-    done = crane("check", str(path), "--cell", "1")
+    done = crane("check", str(path), "--cell", "2")
     assert done.returncode == 1
     assert "line 1:1: error: KeyError: 'Clas' [pandas-missing-column]" in done.stdout
     assert "    df['Clas']\n    ^^^^^^^^^^" in done.stdout
@@ -136,8 +136,8 @@ def test_failing_preceding_cell_is_reported(tmp_path: Path) -> None:
     done = crane("check", str(path), "--json")
     assert done.returncode == 2
     result = json.loads(done.stdout)
-    # JSON keeps the 0-based `cell`; the sentence counts cells as people do (the 2nd one).
-    assert result["cell"] == 2
+    # The target is the 3rd code cell; the 2nd failed. Both outputs count from 1.
+    assert result["cell"] == 3
     assert "code cell 2 failed" in result["error"] and "ZeroDivisionError" in result["error"]
     assert result["findings"] == []
     assert "code cell 2 failed" in done.stderr and len(done.stderr.splitlines()) == 1
@@ -163,13 +163,15 @@ def test_attach_mode_reads_cell_from_stdin(kernel, tmp_path: Path) -> None:  # t
 
 def test_human_output_numbers_cells_from_one(tmp_path: Path) -> None:
     path = notebook(tmp_path / "nb.ipynb", SETUP, "df['Clas']")
-    done = crane("check", str(path), "--cell", "1")
+    done = crane("check", str(path), "--cell", "2")
     assert done.returncode == 1
-    # --cell 1 (0-based) is the second code cell; the text says so, columns are 1-based.
+    # --cell 2 is the second code cell, as the text calls it; columns are 1-based in the text.
     assert done.stdout.startswith(f"{path}, code cell 2, line 1:1: error: KeyError")
     assert done.stderr == ""
-    result = json.loads(crane("check", str(path), "--cell", "1", "--json").stdout)
-    assert result["cell"] == 1 and result["findings"][0]["column"] == 0
+    result = json.loads(crane("check", str(path), "--cell", "2", "--json").stdout)
+    assert result["cell"] == 2 and result["findings"][0]["column"] == 0
+    zero = crane("check", str(path), "--cell", "0")
+    assert zero.returncode == 2 and "numbered from 1" in zero.stderr
 
 
 def test_errors_go_to_stderr_never_stdout(tmp_path: Path) -> None:
