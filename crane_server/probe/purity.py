@@ -133,3 +133,38 @@ def pure_builtin(func: Any) -> Optional[str]:
     if isinstance(name, str) and name in BUILTIN_PURE and getattr(builtins, name, None) is func:
         return name
     return None
+
+
+# Calls that read files, print, draw or describe, and never create, move or delete files.
+FILE_READING_CALLS = frozenset(
+    """load loadtxt genfromtxt fromfile imread print display len exists isfile isdir listdir
+    glob head tail describe info show figure subplots subplot plot scatter bar hist imshow
+    title xlabel ylabel legend""".split()
+)
+
+
+def may_write_files(site: Any) -> bool:
+    """Could this call create, move or delete a file, or change the working directory?
+
+    After such a call a file the cell reads may exist, so a missing file is no longer certain.
+    """
+    from .values import BoundMethod, Val
+
+    func = site.func
+    name = (site.name or "").rsplit(".", 1)[-1]
+    if name.startswith("read_") or name in FILE_READING_CALLS:
+        return False
+    if isinstance(func, Val):
+        target = func.obj
+        if name == "open" or getattr(target, "__name__", "") == "open":
+            mode = site.arg(1, "mode")
+            text = mode.obj if isinstance(mode, Val) and isinstance(mode.obj, str) else "r"
+            return any(flag in text for flag in "wax+")
+        if pure_builtin(target) is not None or pure_function(target):
+            return False
+        root = (getattr(target, "__module__", None) or "").split(".", 1)[0]
+        return not (root in ("matplotlib", "seaborn") and "save" not in name)
+    if isinstance(func, BoundMethod) and func.func is not None:
+        kwargs = {k: v.obj for k, v in site.kwargs.items() if isinstance(v, Val)}
+        return not pure_method(func.receiver.obj, func.name, kwargs)
+    return True

@@ -766,6 +766,74 @@ CASES += [
     ),
 ]
 
+# Patterns from the field replay that once raised false alarms: what `fit` returns is the
+# fitted estimator itself, and a file the cell writes exists when the cell reads it back.
+FIELD_PATTERNS = [
+    RuleCase(
+        "fit-then-predict-chained",
+        ML,
+        "pred = LinearRegression().fit(X, y).predict(X)",
+        None,
+    ),
+    RuleCase(
+        "fit-then-score-chained",
+        ML,
+        "score = model.fit(X, y).score(X, y)",
+        None,
+    ),
+    RuleCase(
+        "fit-then-predict-chained-wrong-width",
+        ML,
+        "pred = model.fit(X, y).predict(df[['Amount']])",
+        "sklearn-feature-count",
+        "ValueError",
+    ),
+    RuleCase(
+        "feature-names-after-fit-in-cell",
+        ML,
+        "scaler = StandardScaler()\nscaler.fit(X)\nnames = scaler.get_feature_names_out()",
+        None,
+    ),
+    RuleCase(
+        "feature-names-after-fit-transform",
+        ML,
+        "scaler = StandardScaler()\nscaler.fit_transform(X)\nnames = scaler.get_feature_names_out()",
+        None,
+    ),
+    RuleCase(
+        "csv-written-then-read",
+        FRAME,
+        "df.to_csv('roundtrip.csv', index=False)\nback = pd.read_csv('roundtrip.csv')",
+        None,
+    ),
+    RuleCase(
+        "text-written-then-read",
+        FRAME,
+        "with open('notes.txt', 'w') as f:\n    f.write('x')\ntext = open('notes.txt').read()",
+        None,
+    ),
+    RuleCase(
+        "npy-written-then-read",
+        FRAME,
+        "np.save('arr.npy', np.zeros(3))\nback = np.load('arr.npy')",
+        None,
+    ),
+    RuleCase(
+        "folder-made-then-read",
+        FRAME,
+        "import os\nos.makedirs('out', exist_ok=True)\ndf.to_csv('out/x.csv')\nback = pd.read_csv('out/x.csv')",
+        None,
+    ),
+    RuleCase(
+        "read-missing-after-pure-work",
+        FRAME,
+        "top = df.head()\nn = len(df)\nback = pd.read_csv('never-written.csv')",
+        "python-file-not-found",
+        "FileNotFoundError",
+        3,
+    ),
+]
+
 CLOSURE = (
     FRAME
     + """
@@ -787,3 +855,5 @@ CASES += [
         None,
     ),
 ]
+
+CASES += FIELD_PATTERNS

@@ -135,6 +135,8 @@ class Checker:
         self.tainted: Set[int] = set()
         self.certain = True
         self.names_unreliable = False
+        # Set once a call may have written files: "no such file" is no longer certain.
+        self.files_unreliable = False
         self.cell_bound = assigned_names(tree.body)
         # Magics (%run, %store -r, %time x = ...) run through get_ipython() and may bind names.
         if any(
@@ -182,6 +184,7 @@ class Checker:
         kid.deadline = self.deadline
         kid.tainted = self.tainted
         kid.names_unreliable = self.names_unreliable
+        kid.files_unreliable = self.files_unreliable
         kid.certain = self.certain
         kid.active_functions = self.active_functions | {id(node)}
         kid.report_at = (
@@ -1036,12 +1039,16 @@ class Checker:
         return self.eval(node)
 
     def call(self, site: CallSite) -> Any:
-        for module in RULE_MODULES:
-            answer = self.ask(module.on_call, site)
-            got = self.outcome(answer, site.node)
-            if got is not None:
-                return got
-        return self.call_generic(site)
+        try:
+            for module in RULE_MODULES:
+                answer = self.ask(module.on_call, site)
+                got = self.outcome(answer, site.node)
+                if got is not None:
+                    return got
+            return self.call_generic(site)
+        finally:
+            if not self.files_unreliable and purity.may_write_files(site):
+                self.files_unreliable = True
 
     def call_generic(self, site: CallSite) -> Any:
         """Evaluate a pure library call for real, or forget what it may have touched."""

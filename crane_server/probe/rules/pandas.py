@@ -271,13 +271,13 @@ def on_call(chk: Any, site: CallSite) -> Any:
         if pd is not None and (getattr(target, "__module__", None) or "").startswith("pandas"):
             name = getattr(target, "__name__", "")
             if name.startswith("read_") and getattr(pd, name, None) is target:
-                return _read_rule(site)
+                return _read_rule(site, files_known=not chk.files_unreliable)
             if name in CONVERSIONS and getattr(pd, name, None) is target:
                 return _conversion(chk, site, target, [])
     return None
 
 
-def _read_rule(site: CallSite) -> Any:
+def _read_rule(site: CallSite, files_known: bool = True) -> Any:
     import os
 
     from .python import signature_rule
@@ -287,7 +287,8 @@ def _read_rule(site: CallSite) -> Any:
         return bad_call
     path = site.arg(0, "filepath_or_buffer")
     if (
-        isinstance(path, Val)
+        files_known
+        and isinstance(path, Val)
         and isinstance(path.obj, str)
         and "://" not in path.obj
         and not os.path.exists(path.obj)

@@ -775,7 +775,7 @@ def on_call(chk: Any, site: CallSite) -> Any:
         ):
             return Result(UNKNOWN)
         if name == "open" and target is __import__("builtins").open:
-            return _open_rule(site)
+            return _open_rule(site) if not chk.files_unreliable else Result(UNKNOWN)
     if site.has_star:
         return None
     return signature_rule(site)

@@ -65,10 +65,8 @@ META_ESTIMATORS = frozenset(
 
 def on_attribute(chk: Any, node: ast.Attribute, base: Val) -> Any:
     if isinstance(base.obj, FittedModel):
-        model = base.obj
-        method = getattr(type(model.estimator), node.attr, None)
-        if callable(method):
-            return Result(Val(method))
+        # Only what fit would record is known: a method is called through on_call (bound to
+        # the model, never the class's plain function), any other attribute is unknown.
         return Result(UNKNOWN)
     return None
 
@@ -130,10 +128,12 @@ def on_call(chk: Any, site: CallSite) -> Any:
         return _display_plot(site, func.receiver.obj) if func.name == "plot" else Result(UNKNOWN)
     if isinstance(site.node.func, ast.Attribute):
         owner_value = _peek(chk, site.node.func.value)
+        if isinstance(func, BoundMethod) and isinstance(func.receiver.obj, FittedModel):
+            owner_value = func.receiver  # `model.fit(X, y).predict(X2)`: fit's own result
         if isinstance(owner_value, Val) and isinstance(owner_value.obj, FittedModel):
-            return _estimator_call(
-                chk, site, owner_value.obj.estimator, owner_value.obj, site.node.func.attr
-            )
+            fitted = owner_value.obj
+            answer = _estimator_call(chk, site, fitted.estimator, fitted, site.node.func.attr)
+            return answer if answer is not None else Result(UNKNOWN)
         func = site.func
         if isinstance(func, BoundMethod) and is_estimator(func.receiver.obj):
             return _estimator_call(chk, site, func.receiver.obj, None, func.name)
