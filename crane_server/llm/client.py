@@ -3,7 +3,9 @@
 No base_url means OpenAI's Responses API with strict JSON-schema output; a base_url means
 Chat Completions (JSON schema, falling back to a JSON object, then plain text when the
 endpoint rejects the format) unless the api_style is "responses" (Azure). Retries 429 and
-5xx with bounded backoff; every foreign error leaves this module as an LlmError.
+5xx with bounded backoff; every foreign error leaves this module as an LlmError. Every
+error and reply text is redacted (`crane_server.llm.redact`) before it leaves: an endpoint
+that echoes the API key cannot pass it on to the CLI, reports, the editor or the log.
 """
 
 from __future__ import annotations
@@ -16,6 +18,12 @@ from typing import Any
 import openai  # noqa: TID251  (the llm package is where openai may be imported)
 
 from crane_server.errors import LlmError, LlmReplyInvalid, LlmTimeout
+from crane_server.llm.redact import (
+    RedactedCause,
+    install_log_redaction,
+    redact,
+    remember_secret,
+)
 from crane_server.llm.reply import parse_verdict, strict_schema
 from crane_server.protocol.llm import LlmUsage
 from crane_server.protocol.verdict import Verdict
@@ -48,6 +56,8 @@ class LlmClient:
                 "`crane-server config set --api-key ...`, or give a local --base-url"
             )
         self.settings = settings
+        remember_secret(settings.api_key)
+        install_log_redaction()
         self._backoff_base = backoff_base
         self._backoff_cap = backoff_cap
         self._chat_format = 0  # index into CHAT_FORMATS; lowered when the endpoint refuses one
@@ -74,7 +84,20 @@ class LlmClient:
         await self.aclose()
 
     async def ask(self, system: str, user: str, *, task: str = "joint") -> LlmReply:
-        """Send one prompt; return the verdict. Raises LlmTimeout, LlmReplyInvalid, LlmError."""
+        """Send one prompt; return the verdict. Raises LlmTimeout, LlmReplyInvalid, LlmError.
+
+        The reply text and any error message are redacted; an error's foreign cause is
+        replaced by its redacted text (a RedactedCause), so a logged traceback holds no key.
+        """
+        try:
+            return await self._ask(system, user, task)
+        except LlmError as exc:
+            cause = exc.__cause__
+            raise type(exc)(redact(str(exc))) from (
+                None if cause is None else RedactedCause.of(cause)
+            )
+
+    async def _ask(self, system: str, user: str, task: str) -> LlmReply:
         started = time.perf_counter()
         attempts = 0
         while True:
@@ -122,6 +145,7 @@ class LlmClient:
                 raise LlmReplyInvalid(f"{self.endpoint} sent an unreadable response") from exc
         usage.latency_ms = (time.perf_counter() - started) * 1000.0
         usage.attempts = attempts
+        text = redact(text)
         return LlmReply(verdict=parse_verdict(text), text=text, usage=usage)
 
     async def _call_once(self, system: str, user: str, task: str) -> tuple[str, LlmUsage]:

@@ -7,6 +7,7 @@ import logging
 import sys
 
 from crane_server.errors import SettingsError
+from crane_server.llm.redact import RedactingFilter
 
 DEFAULT_HOST = "127.0.0.1"
 
@@ -38,6 +39,7 @@ def _configure_logging(log_file: str | None, level: str) -> None:
         else logging.StreamHandler(sys.stderr)
     )
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler.addFilter(RedactingFilter())  # an endpoint may echo the API key into a message
     root = logging.getLogger()
     root.addHandler(handler)
     root.setLevel(level)
