@@ -1,8 +1,10 @@
 """Checker time per cell on an idle kernel, for frames of 1e3 to 1e7 rows and large tensors.
 
-Run: python benchmarks/checker_bench.py [--repeat N]
+Run: python benchmarks/checker_bench.py [--repeat N] [--markdown FILE]
 Prints median and p95 of (a) the whole probe round trip as the daemon sees it and (b) the
-kernel-side checker time, per data size. Budget (DESIGN.md): p95 < 30 ms, flat in data size.
+kernel-side checker time, per data size: frames of 1e3 to 1e7 rows, and tensors of 1e6 to 1e8
+elements (judged on the meta device). Budget (DESIGN.md): p95 < 30 ms, flat in data size.
+With --markdown the table is also written to FILE (docs/measured.md includes it).
 """
 
 from __future__ import annotations
@@ -35,8 +37,9 @@ model = LinearRegression()
 TORCH_SETUP = """
 import torch
 from torch import nn
-images = torch.zeros({rows} // 1000, 1000)
+images = torch.zeros({elements} // 1000, 1000)
 layer = nn.Linear(1000, 10)
+wrong = nn.Linear(999, 10)
 """
 
 CELLS = {
@@ -46,7 +49,11 @@ CELLS = {
     "loop over columns": "for col in df.columns:\n    print(df[col].dtype)\n",
     "clean cell": "total = df['c0'].sum()\nmean = total / len(df)",
 }
-TORCH_CELLS = {"linear on tensor": "out = layer(images)"}
+TORCH_CELLS = {
+    "linear on tensor": "out = layer(images)",
+    "linear, wrong width": "out = wrong(images)",
+}
+Row = tuple[str, str, float, float, float, float]
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -54,38 +61,74 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-async def measure(rows: int, repeat: int, with_torch: bool) -> None:
+async def _time_cells(
+    session: object, size: str, cells: dict[str, str], repeat: int, rows: list[Row]
+) -> None:
+    await check_cell(session, "pass")  # type: ignore[arg-type]  # ships the probe once
+    for label, cell in cells.items():
+        totals, inside = [], []
+        for _ in range(repeat):
+            result = await check_cell(session, cell)  # type: ignore[arg-type]
+            totals.append(result.timings["total_ms"])
+            inside.append(result.timings.get("check_ms", 0.0))
+        row = (
+            size,
+            label,
+            statistics.median(totals),
+            percentile(totals, 0.95),
+            statistics.median(inside),
+            percentile(inside, 0.95),
+        )
+        rows.append(row)
+        print(
+            f"{size:>22s}  {label:20s} round trip median {row[2]:6.1f} ms  p95 {row[3]:6.1f} ms"
+            f"   checker median {row[4]:6.1f} ms  p95 {row[5]:6.1f} ms",
+            flush=True,
+        )
+
+
+async def measure(rows: int, repeat: int, table: list[Row]) -> None:
     async with fresh_kernel(Path(tempfile.mkdtemp())) as session:
         await session.execute(SETUP.format(rows=rows), timeout=600)
-        cells = dict(CELLS)
-        if with_torch:
-            await session.execute(TORCH_SETUP.format(rows=rows), timeout=600)
-            cells.update(TORCH_CELLS)
-        await check_cell(session, "pass")  # ships the probe once
-        for label, cell in cells.items():
-            totals, inside = [], []
-            for _ in range(repeat):
-                result = await check_cell(session, cell)
-                totals.append(result.timings["total_ms"])
-                inside.append(result.timings.get("check_ms", 0.0))
-            print(
-                f"{rows:>10,d} rows  {label:18s} round trip median {statistics.median(totals):6.1f} ms"
-                f"  p95 {percentile(totals, 0.95):6.1f} ms   checker median {statistics.median(inside):6.1f} ms"
-                f"  p95 {percentile(inside, 0.95):6.1f} ms",
-                flush=True,
-            )
+        await _time_cells(session, f"{rows:,d}-row frame", CELLS, repeat, table)
+
+
+async def measure_torch(elements: int, repeat: int, table: list[Row]) -> None:
+    async with fresh_kernel(Path(tempfile.mkdtemp())) as session:
+        await session.execute(TORCH_SETUP.format(elements=elements), timeout=600)
+        await _time_cells(session, f"{elements:,d}-element tensor", TORCH_CELLS, repeat, table)
+
+
+def markdown(table: list[Row], repeat: int) -> str:
+    lines = [
+        "| data | cell | round trip median / p95 (ms) | checker median / p95 (ms) |",
+        "|---|---|---|---|",
+    ]
+    for size, label, median, p95, inner_median, inner_p95 in table:
+        lines.append(
+            f"| {size} | {label} | {median:.1f} / {p95:.1f} | {inner_median:.1f} / {inner_p95:.1f} |"
+        )
+    lines.append("")
+    lines.append(
+        f"{repeat} checks per row, one idle kernel per data size, `benchmarks/checker_bench.py`."
+    )
+    return "\n".join(lines) + "\n"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=30)
     parser.add_argument("--sizes", default="1000,100000,1000000,10000000")
-    parser.add_argument(
-        "--torch", action="store_true", help="also time a Linear layer on a large tensor"
-    )
+    parser.add_argument("--tensor-sizes", default="1000000,10000000,100000000")
+    parser.add_argument("--markdown", type=Path, default=None, help="also write the table here")
     args = parser.parse_args()
-    for rows in [int(s) for s in args.sizes.split(",")]:
-        asyncio.run(measure(rows, args.repeat, args.torch))
+    table: list[Row] = []
+    for rows in [int(s) for s in args.sizes.split(",") if s]:
+        asyncio.run(measure(rows, args.repeat, table))
+    for elements in [int(s) for s in args.tensor_sizes.split(",") if s]:
+        asyncio.run(measure_torch(elements, args.repeat, table))
+    if args.markdown is not None:
+        args.markdown.write_text(markdown(table, args.repeat), encoding="utf-8")
 
 
 if __name__ == "__main__":

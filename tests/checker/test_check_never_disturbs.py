@@ -120,3 +120,29 @@ def test_checks_of_heavy_cells_return_at_once(armed: RunningKernel, cell: str) -
     elapsed = time.perf_counter() - started
     # Evaluating any of these takes seconds to minutes (or gigabytes); judging nothing is instant.
     assert elapsed < 3.0, f"checking {cell!r} took {elapsed:.1f} s"
+
+
+def test_large_tensors_judged_on_meta_load_torch_internals_once(kernel: RunningKernel) -> None:
+    # torch's meta-device decompositions import sympy (~470 modules) the first time. Those
+    # stay with torch (unloading them left torch holding modules a later `import sympy` would
+    # load again, and re-importing them stalled every check); later checks add nothing.
+    setup = "import numpy\nimport torch\nfrom torch import nn\nbig = torch.zeros(2000, 1000)\nlin = nn.Linear(999, 4)"
+    assert kernel.execute(setup)["status"] == "ok"
+    modules = "' '.join(sorted(__import__('sys').modules))"
+
+    def loaded() -> set[str]:
+        return set(eval(kernel_value(kernel, modules)).split())
+
+    before = loaded()
+    first, _ = run_probe(kernel, "check", {"source": "out = lin(big)"})
+    assert [f["code"] for f in first["findings"]] == ["torch-shape-mismatch"]
+    after_first = loaded()
+    roots = {name.split(".", 1)[0] for name in after_first - before} - {"_crane_probe"}
+    loaded_roots = {name.split(".", 1)[0] for name in before}
+    stdlib = set(__import__("sys").stdlib_module_names)
+    assert roots <= {"sympy", "mpmath"} | stdlib | loaded_roots, roots
+    for _ in range(3):
+        again, _ = run_probe(kernel, "check", {"source": "out = lin(big)"})
+        assert again["findings"] == first["findings"]
+    assert loaded() == after_first
+    assert kernel.execute("print(1)")["execution_count"] == 2  # the setup, then this

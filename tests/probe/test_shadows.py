@@ -11,7 +11,8 @@ import torch
 from torch import nn
 
 from crane_server.probe.interpreter.checker import run_checker
-from crane_server.probe.values import UNKNOWN, Val, closest_name, from_namespace
+from crane_server.probe.shadows import from_namespace
+from crane_server.probe.values import UNKNOWN, Val, closest_name
 from tests.conftest import RunningKernel
 from tests.probe.kernel_probe import fingerprint, run_probe
 
