@@ -20,8 +20,9 @@ MASK = "[redacted]"
 MIN_SECRET_LENGTH = 8
 _SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET)$", re.IGNORECASE)
 _SHAPES = (
-    re.compile(r"(?i)\b(bearer)\s+[A-Za-z0-9._~+/=-]{6,}"),
-    re.compile(r"\bsk-[A-Za-z0-9_-]{8,}"),
+    # long enough for real credentials, short ones ("bearer tokens", "sk-learn") stay
+    re.compile(r"(?i)\b(bearer)\s+[A-Za-z0-9._~+/=-]{10,}"),
+    re.compile(r"\bsk-[A-Za-z0-9_-]{20,}"),
     re.compile(r"(?i)(://)[^/\s:@]+:[^/\s@]+@"),  # https://user:password@host
 )
 _REPLACEMENTS = (rf"\1 {MASK}", MASK, rf"\1{MASK}@")

@@ -115,7 +115,7 @@ def test_the_echo_really_carries_the_key(fresh_echo: EchoingFake) -> None:
     "text",
     [
         pytest.param("Authorization: Bearer abc.DEF-123_xyz", id="bearer"),
-        pytest.param("key sk-proj-AbCdEf0123456789 rejected", id="sk-key"),
+        pytest.param("key sk-proj-AbCdEf0123456789xyzXYZ rejected", id="sk-key"),
         pytest.param("cannot reach https://user:hunter22@proxy:8080/v1", id="url-password"),
     ],
 )
@@ -123,6 +123,11 @@ def test_secret_shapes_are_masked(text: str) -> None:
     masked = redact(text)
     assert "[redacted]" in masked
     assert not any(s in masked for s in ("abc.DEF-123_xyz", "AbCdEf0123456789", "hunter22"))
+
+
+def test_prose_is_left_alone() -> None:
+    text = "bearer tokens expire; sk-learn style estimators; see https://host/v1"
+    assert redact(text) == text
 
 
 def test_environment_secrets_are_masked(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -212,6 +217,22 @@ def test_magic_output(
     assert_echoed(fresh_echo)
     assert "CRANE-LLM: failed: " in output and "(400)" in output, output
     assert_clean("the %%crane output", output)
+
+
+def test_a_key_from_the_config_file(
+    fresh_echo: EchoingFake, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not in the environment, not `sk-` shaped: only the configured-key redaction can help."""
+    key = f"cfg-canary-{uuid.uuid4().hex}"
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"api_key": key, "base_url": fresh_echo.base_url}))
+    for name in [n for n in os.environ if n.startswith(("OPENAI_", "CRANE_LLM_"))]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("CRANE_LLM_CONFIG", str(config))
+    monkeypatch.setenv("CRANE_LLM_MAX_RETRIES", "0")
+    output = magic.check_body(None, "--setting code", TARGET)
+    assert fresh_echo.requests[-1].headers["authorization"] == f"Bearer {key}"
+    assert "(400)" in output and key not in output, output
 
 
 def test_a_traceback_in_the_log_is_masked(fresh_echo: EchoingFake, tmp_path: Path) -> None:
