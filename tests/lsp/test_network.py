@@ -193,9 +193,10 @@ def test_tcp_with_a_wrong_token_is_refused(serve: Callable[..., ServerProcess]) 
 
 
 def test_tcp_with_the_token_is_answered_one_client_at_a_time(
-    serve: Callable[..., ServerProcess],
+    serve: Callable[..., ServerProcess], tmp_path: Path
 ) -> None:
-    server = serve("--tcp", "--port", "0")
+    log_file = tmp_path / "server.log"
+    server = serve("--tcp", "--port", "0", "--log-file", str(log_file), "--log-level", "DEBUG")
     first = Client(server.port)
     first.send(initialize(token=server.token))
     answered(first.response(1))
@@ -210,6 +211,9 @@ def test_tcp_with_the_token_is_answered_one_client_at_a_time(
     third = Client(server.port)
     third.send(initialize(), prefix=f"crane-token {server.token}\r\n".encode())
     answered(third.response(1))
+    logged = log_file.read_text(encoding="utf-8")
+    assert "client ('127.0.0.1'" in logged
+    assert server.token is not None and server.token not in logged
 
 
 def test_max_clients_two(serve: Callable[..., ServerProcess]) -> None:
@@ -257,8 +261,9 @@ def ws_status(url: str, **kwargs: Any) -> int:
     return refused.value.response.status_code
 
 
-def test_ws_tokens(serve: Callable[..., ServerProcess]) -> None:
-    server = serve("--ws", "--port", "0")
+def test_ws_tokens(serve: Callable[..., ServerProcess], tmp_path: Path) -> None:
+    log_file = tmp_path / "server.log"
+    server = serve("--ws", "--port", "0", "--log-file", str(log_file), "--log-level", "DEBUG")
     assert ws_status(ws_url(server)) == 401
     assert ws_status(ws_url(server, "wrong-token")) == 401
     with connect(ws_url(server, server.token), open_timeout=WAIT) as connection:
@@ -266,6 +271,9 @@ def test_ws_tokens(serve: Callable[..., ServerProcess]) -> None:
     bearer = {"Authorization": f"Bearer {server.token}"}
     with connect(ws_url(server), additional_headers=bearer, open_timeout=WAIT) as connection:
         answered(ws_initialize(connection))
+    logged = log_file.read_text(encoding="utf-8")
+    assert "GET /?token=[redacted]" in logged  # websockets logs the request line at DEBUG
+    assert server.token is not None and server.token not in logged
 
 
 def test_ws_second_client_refused(serve: Callable[..., ServerProcess]) -> None:
