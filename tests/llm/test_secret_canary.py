@@ -168,7 +168,9 @@ def test_eval_results_and_report(fresh_echo: EchoingFake, tmp_path: Path) -> Non
     assert rows and all(row["status"] == "error" for row in rows), rows
     assert all("rejected the request (400)" in row["error"] for row in rows)
     assert_clean("results.jsonl", results)
-    assert_clean("report.md", (out / "report.md").read_text(encoding="utf-8"))
+    report = (out / "report.md").read_text(encoding="utf-8")
+    assert "rejected the request (400)" in report  # the errors are listed there
+    assert_clean("report.md", report)
     assert_clean("eval's output", done.stdout + done.stderr)
 
 
