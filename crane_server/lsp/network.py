@@ -279,7 +279,8 @@ async def serve_tcp(options: NetworkOptions, make_server: Callable[[], tuple[Any
         reason = None
         if not gate.token_ok(line_token if line_token is not None else option_token):
             reason = (
-                "crane: unauthorized: send the server's token (see `crane-server serve --help`)"
+                "crane: unauthorized: send the server's token as initializationOptions.token "
+                "or as a first line 'crane-token <token>'"
             )
         elif gate.full():
             reason = f"crane: busy: {options.max_clients} client(s) already connected"
