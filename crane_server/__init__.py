@@ -20,6 +20,6 @@ def set_api_key(
 
 def load_ipython_extension(ipython: Any) -> None:
     """`%load_ext crane_server`: register the `%%crane` cell magic."""
-    from crane_server.magic import register
+    from crane_server.jupyter.magic import register
 
     register(ipython)

@@ -1,7 +1,7 @@
 """Command line: serve | kernels | inspect | check | eval | config.
 
-Every subcommand is a module of `crane_server.commands` (serve for now stays with the language
-server) with `configure(parser)` to declare its arguments and `run(args) -> int` to execute.
+Every subcommand is a module of `crane_server.commands` with `configure(parser)` to declare
+its arguments and `run(args) -> int` to execute.
 Exit status: 0 success (no crash predicted), 1 a crash predicted, 2 usage or runtime error.
 """
 
@@ -16,10 +16,10 @@ from crane_server import __version__
 from crane_server.errors import CraneError
 
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
-    "serve": ("crane_server.lsp.command", "run the language server (the default)"),
+    "serve": ("crane_server.commands.serve", "run the language server (the default)"),
     "kernels": ("crane_server.commands.kernels", "list running kernels"),
     "inspect": ("crane_server.commands.inspect", "print the runtime snapshot of names"),
-    "check": ("crane_server.check_command", "predict whether a notebook cell will crash"),
+    "check": ("crane_server.commands.check", "predict whether a notebook cell will crash"),
     "eval": ("crane_server.commands.eval", "measure the checker and models on case folders"),
     "config": ("crane_server.commands.config", "show or set the LLM settings"),
 }

@@ -16,6 +16,7 @@ from pathlib import Path
 import msgspec
 
 from crane_server.analysis.engine import check_cell
+from crane_server.commands.render import render_result
 from crane_server.errors import CraneError, DocumentError
 from crane_server.kernels.notebook_run import (
     cell_index,
@@ -26,7 +27,6 @@ from crane_server.kernels.notebook_run import (
 from crane_server.kernels.session import KernelSession
 from crane_server.llm.command_support import add_llm_arguments, run_llm_check
 from crane_server.protocol import CheckResult
-from crane_server.render import render_result
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -52,6 +52,21 @@ def configure(parser: argparse.ArgumentParser) -> None:
         default=120.0,
         help="seconds per preceding cell (and, at most 5, to reach a --connection-file kernel)",
     )
+    parser.add_argument(
+        "--ahead",
+        action="store_true",
+        help=(
+            "predict every code cell as Run All would run it: a fresh kernel runs only the "
+            "leading import cells (or --run N), the rest are walked in order, never run"
+        ),
+    )
+    parser.add_argument(
+        "--run",
+        type=int,
+        default=None,
+        metavar="N",
+        help="with --ahead: run the first N code cells for real (default: the import cells)",
+    )
     add_llm_arguments(parser)
 
 
@@ -59,6 +74,8 @@ def run(args: argparse.Namespace) -> int:
     """Errors go to stderr as one line (exit 2); stdout carries only the result."""
     if args.connection_file is None and not args.target:
         raise DocumentError("give a notebook to check, or --connection-file with a cell file or -")
+    if args.ahead:
+        return _run_ahead(args)
     try:
         result, source = asyncio.run(_check(args))
     except CraneError as exc:
@@ -164,3 +181,20 @@ async def _maybe_llm(
     if checked.outcome is not None:
         merged.llm = checked.outcome
     return merged
+
+
+def _run_ahead(args: argparse.Namespace) -> int:
+    """`--ahead`: the notebook predicted as Run All would run it (exit 1: a crash ahead)."""
+    from crane_server.commands.check_ahead import check_ahead, render_ahead
+
+    if args.connection_file is not None or not str(args.target).endswith(".ipynb"):
+        raise DocumentError("--ahead takes a notebook (.ipynb) and starts its own kernel")
+    path = Path(args.target)
+    report = asyncio.run(check_ahead(path, run_first=args.run, timeout=args.timeout))
+    if args.json:
+        print(msgspec.json.encode(report).decode())
+    if report.error:
+        raise CraneError(f"{args.target}: {report.error}")
+    if not args.json:
+        print(render_ahead(report, read_code_cells(path)))
+    return 1 if report.stopped_at is not None else 0

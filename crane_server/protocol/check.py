@@ -22,3 +22,15 @@ class CheckResult(msgspec.Struct, kw_only=True):
     partial: bool = False
     error: str | None = None
     llm: LlmOutcome | None = None
+
+
+class AheadReport(msgspec.Struct, kw_only=True):
+    """`crane-server check NOTEBOOK --ahead --json`: every code cell predicted as Run All
+    would run it, from a fresh kernel that ran only the first `ran` code cells."""
+
+    notebook: str
+    ran: int  # how many leading code cells were really run (by default the import cells)
+    results: list[CheckResult] = msgspec.field(default_factory=list)
+    stopped_at: int | None = None  # the code cell (from 1) where Run All would first crash
+    unfollowed: int | None = None  # the first code cell the walk could not follow (%%magic)
+    error: str | None = None

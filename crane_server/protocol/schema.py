@@ -9,6 +9,7 @@ from typing import Any
 import msgspec
 
 from crane_server.protocol import CheckResult, NameInventory, RuntimeSnapshot, Verdict
+from crane_server.protocol.check import AheadReport
 from crane_server.protocol.eval import ResultRow
 from crane_server.protocol.jupyter_sessions import SessionMap
 from crane_server.protocol.kernels import ConnectionFile, KernelRecord
@@ -19,6 +20,7 @@ SCHEMAS: dict[str, Any] = {
     "runtime-snapshot": RuntimeSnapshot,
     "name-inventory": NameInventory,
     "check-result": CheckResult,
+    "check-ahead-report": AheadReport,
     "llm-verdict": Verdict,
     "llm-outcome": LlmOutcome,
     "eval-result-row": ResultRow,

@@ -1,0 +1,151 @@
+"""Run-in-order lookahead: what happens to cell k if the pending cells above it run first.
+
+The kernel-side checker already walks one cell over shadows of the live state, never running
+anything, carrying what each statement binds, drops, fits or writes to the next statement. A
+run of pending cells followed by cell k is walked the same way, as one source: the checker's
+certainty rules hold unchanged (it stops at the first certain crash, and whatever it cannot
+follow becomes unknown), and a finding is mapped back to the cell that holds its line. Only
+findings inside cell k are its own; a crash in a pending cell above ends the walk there, as
+the real run would end.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+
+from crane_server.protocol import CheckResult, Finding
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+@dataclass(frozen=True)
+class JoinedCells:
+    """Pending cells and a target joined into one source, with where each cell starts."""
+
+    source: str
+    indices: list[int]  # notebook index of each joined cell, in order
+    starts: list[int]  # 1-based line of each joined cell's first line in `source`
+
+    def locate(self, line: int) -> tuple[int, int]:
+        """(notebook index, 1-based line in that cell) of a line of the joined source."""
+        position = 0
+        for number, start in enumerate(self.starts):
+            if start <= line:
+                position = number
+        return self.indices[position], line - self.starts[position] + 1
+
+
+def followable(source: str) -> bool:
+    """Can the walk follow this cell? Cell magics (`%%bash`, `%%writefile`) cannot be."""
+    return not source.lstrip().startswith("%%")
+
+
+def join_cells(sources: dict[int, str]) -> JoinedCells | None:
+    """Join cells (notebook index -> source) in order; None if one cannot be followed."""
+    if not all(followable(text) for text in sources.values()):
+        return None
+    parts: list[str] = []
+    starts: list[int] = []
+    line = 1
+    for text in sources.values():
+        starts.append(line)
+        body = text.rstrip("\n")
+        parts.append(body)
+        line += body.count("\n") + 1
+    return JoinedCells("\n".join(parts) + "\n", list(sources), starts)
+
+
+def _names(source: str) -> tuple[set[str], set[str]]:
+    """(names the cell may change: assigned, deleted, item-assigned or method-called; names
+    it mentions at all)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        found = set(_IDENTIFIER.findall(source))
+        return found, found
+    changed: set[str] = set()
+    mentioned: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            mentioned.add(node.id)
+            if isinstance(node.ctx, (ast.Store, ast.Del)):
+                changed.add(node.id)
+        elif isinstance(node, (ast.Subscript, ast.Attribute)) and isinstance(
+            node.ctx, (ast.Store, ast.Del)
+        ):
+            base = node.value
+            if isinstance(base, ast.Name):
+                changed.add(base.id)
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and isinstance(node.func.value, ast.Name)
+        ):
+            changed.add(node.func.value.id)
+    return changed, mentioned
+
+
+def cause_cell(joined: JoinedCells, sources: dict[int, str], finding: Finding) -> int | None:
+    """The last pending cell above the target that changes (else mentions) a name the
+    crashing line uses."""
+    target = joined.indices[-1]
+    lines = sources[target].split("\n")
+    _, line = joined.locate(finding.line)
+    used = set(_IDENTIFIER.findall(lines[line - 1])) if 0 < line <= len(lines) else set()
+    above = list(reversed(joined.indices[:-1]))
+    names = {index: _names(sources[index]) for index in above}
+    for position in (0, 1):
+        for index in above:
+            if used & names[index][position]:
+                return index
+    return None
+
+
+def findings_for_target(
+    joined: JoinedCells, sources: dict[int, str], findings: list[Finding]
+) -> list[Finding]:
+    """The findings inside the target cell, with cell-relative lines and the causing cell."""
+    target = joined.indices[-1]
+    own: list[Finding] = []
+    for finding in findings:
+        index, line = joined.locate(finding.line)
+        if index != target:
+            continue
+        cause = cause_cell(joined, sources, finding)
+        end_line = None
+        if finding.end_line is not None:
+            end_line = finding.end_line - finding.line + line
+        moved = Finding(
+            code=finding.code,
+            exception=finding.exception,
+            message=finding.message,
+            line=line,
+            column=finding.column,
+            end_line=end_line,
+            end_column=finding.end_column,
+            severity=finding.severity,
+            source=finding.source,
+            evidence=finding.evidence,
+            fix=finding.fix,
+            replacements=finding.replacements,
+            related_cell=cause if cause is not None else finding.related_cell,
+        )
+        own.append(moved)
+    return own
+
+
+def ahead_result(joined: JoinedCells, sources: dict[int, str], checked: CheckResult) -> CheckResult:
+    """The target's CheckResult from a check of the joined source."""
+    own = findings_for_target(joined, sources, checked.findings)
+    return CheckResult(
+        crash=any(f.severity == "error" for f in own),
+        findings=own,
+        timings=checked.timings,
+        cell=joined.indices[-1] + 1,
+        execution_count=checked.execution_count,
+        engine="rules-ahead",
+        partial=checked.partial,
+        error=checked.error,
+    )

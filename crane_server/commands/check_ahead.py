@@ -1,0 +1,120 @@
+"""`crane-server check NOTEBOOK --ahead`: predict every code cell as Run All would run it.
+
+A fresh kernel in the notebook's folder runs only the leading import cells (or `--run N`
+cells); every later cell is then judged after walking the cells above it in order, never
+running them (see `crane_server.analysis.lookahead`). The walk ends at the first predicted
+crash, as Run All would.
+"""
+
+from __future__ import annotations
+
+import ast
+import time
+from pathlib import Path
+
+from crane_server.analysis.engine import CheckOptions, check_cell
+from crane_server.analysis.lookahead import ahead_result, join_cells
+from crane_server.commands.render import render_result
+from crane_server.errors import DocumentError
+from crane_server.kernels.launch import fresh_kernel
+from crane_server.kernels.notebook_run import read_code_cells
+from crane_server.protocol.check import AheadReport
+
+# Line magics that only configure display or extensions: an import cell may hold them.
+_QUIET_MAGICS = ("%matplotlib", "%config", "%load_ext", "%autoreload", "%precision")
+
+
+def is_import_cell(source: str) -> bool:
+    """Only imports (and display-configuring magics, comments, docstrings): safe to run."""
+    lines = [line for line in source.split("\n") if not line.strip().startswith(_QUIET_MAGICS)]
+    try:
+        tree = ast.parse("\n".join(lines))
+    except SyntaxError:
+        return False
+    return bool(tree.body) and all(
+        isinstance(node, (ast.Import, ast.ImportFrom))
+        or (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant))
+        for node in tree.body
+    )
+
+
+def leading_import_cells(sources: list[str]) -> int:
+    count = 0
+    for source in sources:
+        if not is_import_cell(source):
+            break
+        count += 1
+    return count
+
+
+async def check_ahead(
+    path: Path, *, run_first: int | None = None, timeout: float = 120.0, check_timeout: float = 30.0
+) -> AheadReport:
+    """The AheadReport of a notebook (errors of the run become `error`, never a traceback)."""
+    sources = read_code_cells(path)
+    if not sources:
+        raise DocumentError(f"{path}: the notebook has no code cells")
+    ran = leading_import_cells(sources) if run_first is None else run_first
+    if not 0 <= ran <= len(sources):
+        raise DocumentError(f"--run {ran}: the notebook has {len(sources)} code cells")
+    report = AheadReport(notebook=str(path), ran=ran)
+    async with fresh_kernel(path.resolve().parent) as session:
+        for position in range(ran):
+            outcome = await session.execute(sources[position], timeout=timeout)
+            if outcome.status != "ok":
+                report.error = (
+                    f"code cell {position + 1} failed while running the first {ran} cells "
+                    f"({outcome.ename or 'error'}: {outcome.evalue or ''}".rstrip()
+                    + ")"
+                )
+                return report
+        for target in range(ran, len(sources)):
+            walked = {index: sources[index] for index in range(ran, target + 1)}
+            joined = join_cells(walked)
+            if joined is None:
+                report.unfollowed = next(
+                    i + 1 for i, text in walked.items() if text.lstrip().startswith("%%")
+                )
+                break
+            started = time.perf_counter()
+            options = CheckOptions(timeout=check_timeout, static_fallback=False)
+            checked = await check_cell(session, joined.source, options=options)
+            result = ahead_result(joined, walked, checked)
+            result.timings["ahead_ms"] = (time.perf_counter() - started) * 1000.0
+            report.results.append(result)
+            if result.crash:
+                report.stopped_at = target + 1
+                break
+    return report
+
+
+def render_ahead(report: AheadReport, sources: list[str]) -> str:
+    """The text report: what ran, every predicted crash with its cause, where Run All stops."""
+    lines = []
+    if report.ran:
+        which = "code cell 1" if report.ran == 1 else f"code cells 1-{report.ran}"
+        lines.append(f"{report.notebook}: ran {which} in a fresh kernel")
+    judged = [r.cell for r in report.results if r.cell is not None]
+    if judged:
+        lines.append(
+            f"{report.notebook}: predicted code cells {judged[0]}-{judged[-1]} in order, "
+            "without running them"
+        )
+    for result in report.results:
+        if not result.findings or result.cell is None:
+            continue
+        lines.append(render_result(result, report.notebook, sources[result.cell - 1]))
+        causes = sorted({f.related_cell for f in result.findings if f.related_cell is not None})
+        for cause in causes:
+            first = sources[cause].strip().split("\n")[0]
+            lines.append(f"  because of code cell {cause + 1}: {first[:80]}")
+    if report.stopped_at is not None:
+        lines.append(f"Run All would stop at code cell {report.stopped_at}.")
+    elif report.unfollowed is not None:
+        lines.append(
+            f"code cell {report.unfollowed} is a cell magic the walk cannot follow: "
+            "cells from there on were not predicted"
+        )
+    else:
+        lines.append("no crash predicted for Run All")
+    return "\n".join(lines)

@@ -1,0 +1,137 @@
+"""`crane-server check NOTEBOOK --ahead`: cells predicted as Run All would run them, with real
+kernels; every predicted crash is confirmed by running the notebook for real, and every near
+miss runs fine for real."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.checker.test_check_command import crane, notebook
+from tests.conftest import RunningKernel
+
+pytestmark = pytest.mark.kernel
+
+IMPORTS = "import pandas as pd\nimport numpy as np"
+FRAME = "df = pd.DataFrame({'a': [1.0, 2.0], 'b': [3.0, 4.0]})"
+
+# (id, cells, predicted crash: (code cell from 1, exception, cause cell from 1) or None)
+CASES = [
+    (
+        "dropped-above",
+        [IMPORTS, FRAME, "df = df.drop(columns=['b'])", "print(df.shape)", "t = df['b'].sum()"],
+        (5, "KeyError", 3),
+    ),
+    (
+        "dropped-other-column",
+        [IMPORTS, FRAME, "df = df.drop(columns=['a'])", "print(df.shape)", "t = df['b'].sum()"],
+        None,
+    ),
+    (
+        "created-above",  # judged on today's state alone, cell 4 would look like a KeyError
+        [IMPORTS, FRAME, "df['c'] = df['a'] * 2", "t = df['c'].mean()"],
+        None,
+    ),
+    (
+        "never-fitted",
+        [
+            IMPORTS + "\nfrom sklearn.linear_model import LinearRegression",
+            FRAME,
+            "model = LinearRegression()",
+            "pred = model.predict(df[['a']])",
+        ],
+        (4, "NotFittedError", 3),
+    ),
+    (
+        "fitted-above",
+        [
+            IMPORTS + "\nfrom sklearn.linear_model import LinearRegression",
+            FRAME,
+            "model = LinearRegression().fit(df[['a']], df['b'])",
+            "pred = model.predict(df[['a']])",
+        ],
+        None,
+    ),
+    (
+        "overwritten-above",
+        [IMPORTS, FRAME, "df = df['a']", "t = df['b']"],
+        (4, "KeyError", 3),
+    ),
+]
+
+
+def run_for_real(kernel: RunningKernel, cells: list[str]) -> tuple[int, str] | None:
+    """(code cell from 1, exception name) of the first cell that raises, or None."""
+    for number, cell in enumerate(cells, start=1):
+        reply = kernel.execute(cell)
+        if reply["status"] != "ok":
+            return number, reply["ename"]
+    return None
+
+
+@pytest.mark.parametrize(("case_id", "cells", "expected"), CASES, ids=[c[0] for c in CASES])
+def test_ahead_prediction_matches_the_real_run(
+    case_id: str,
+    cells: list[str],
+    expected: tuple[int, str, int] | None,
+    tmp_path: Path,
+    kernel: RunningKernel,
+) -> None:
+    path = notebook(tmp_path / f"{case_id}.ipynb", *cells)
+    done = crane("check", str(path), "--ahead", "--json")
+    assert done.returncode == (1 if expected else 0), done.stderr
+    report = json.loads(done.stdout)
+    assert report["ran"] == 1  # only the import cell ran
+    crashes = [
+        (r["cell"], f["exception"], f["related_cell"])
+        for r in report["results"]
+        for f in r["findings"]
+        if f["severity"] == "error"
+    ]
+    real = run_for_real(kernel, cells)
+    if expected is None:
+        assert crashes == [] and report["stopped_at"] is None
+        assert real is None
+        return
+    cell, exception, cause = expected
+    assert crashes == [(cell, exception, cause - 1)]  # related_cell is 0-based in the JSON
+    assert report["stopped_at"] == cell
+    assert real == (cell, exception)
+
+
+def test_pending_cells_are_walked_never_run(tmp_path: Path) -> None:
+    marker = tmp_path / "ran.txt"
+    path = notebook(
+        tmp_path / "nb.ipynb",
+        IMPORTS,
+        f"open({str(marker)!r}, 'w').write('x')",
+        FRAME,
+        "t = df['missing'].sum()",
+    )
+    done = crane("check", str(path), "--ahead")
+    assert done.returncode == 1, done.stderr
+    assert not marker.exists()
+    assert "code cell 4, line 1:5: error: KeyError: 'missing'" in done.stdout
+    assert "Run All would stop at code cell 4." in done.stdout
+
+
+def test_a_cell_magic_ends_the_walk_and_says_so(tmp_path: Path) -> None:
+    path = notebook(
+        tmp_path / "nb.ipynb", IMPORTS, FRAME, "%%bash\necho hi", "t = df['missing'].sum()"
+    )
+    done = crane("check", str(path), "--ahead", "--json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["unfollowed"] == 3 and report["stopped_at"] is None
+
+
+def test_run_n_runs_those_cells_for_real(tmp_path: Path) -> None:
+    path = notebook(tmp_path / "nb.ipynb", IMPORTS, FRAME, "t = df['missing'].sum()")
+    done = crane("check", str(path), "--ahead", "--run", "2", "--json")
+    report = json.loads(done.stdout)
+    assert report["ran"] == 2
+    assert [r["cell"] for r in report["results"]] == [3]
+    bad = crane("check", str(path), "--ahead", "--run", "9")
+    assert bad.returncode == 2 and "--run 9" in bad.stderr
