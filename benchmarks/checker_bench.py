@@ -4,7 +4,8 @@ Run: python benchmarks/checker_bench.py [--repeat N] [--markdown FILE]
 Prints median and p95 of (a) the whole probe round trip as the daemon sees it and (b) the
 kernel-side checker time, per data size: frames of 1e3 to 1e7 rows, and tensors of 1e6 to 1e8
 elements (judged on the meta device). Budget (DESIGN.md): p95 < 30 ms, flat in data size.
-With --markdown the table is also written to FILE (docs/measured.md includes it).
+With --markdown FILE the table replaces the one between the checker_bench markers of FILE
+(docs/measured.md), or is written as a new file.
 """
 
 from __future__ import annotations
@@ -115,6 +116,20 @@ def markdown(table: list[Row], repeat: int) -> str:
     return "\n".join(lines) + "\n"
 
 
+START, END = "<!-- checker_bench:start -->", "<!-- checker_bench:end -->"
+
+
+def write_table(path: Path, table: str) -> None:
+    """Replace the table between the markers of an existing page, or write a new file."""
+    text = path.read_text(encoding="utf-8") if path.exists() else ""
+    if START in text and END in text:
+        head, _, rest = text.partition(START)
+        _, _, tail = rest.partition(END)
+        path.write_text(f"{head}{START}\n{table}{END}{tail}", encoding="utf-8")
+    else:
+        path.write_text(table, encoding="utf-8")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=30)
@@ -128,7 +143,7 @@ def main() -> None:
     for elements in [int(s) for s in args.tensor_sizes.split(",") if s]:
         asyncio.run(measure_torch(elements, args.repeat, table))
     if args.markdown is not None:
-        args.markdown.write_text(markdown(table, args.repeat), encoding="utf-8")
+        write_table(args.markdown, markdown(table, args.repeat))
 
 
 if __name__ == "__main__":
