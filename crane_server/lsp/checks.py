@@ -9,7 +9,10 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import msgspec
+
 from crane_server.analysis.engine import CheckOptions, check_cell, check_cell_static, too_long
+from crane_server.analysis.lookahead import ahead_result, join_cells
 from crane_server.documents import Cell, CellDocument
 from crane_server.errors import CraneError, KernelBusy
 from crane_server.kernels.session import KernelSession
@@ -160,3 +163,45 @@ def oversized(document: CellDocument, limit: int = MAX_DOCUMENT_CHARS) -> Docume
         crash=False, findings=[note], engine="none", partial=True
     )
     return verdict
+
+
+# Lookahead walks at most this many pending cells (its cost grows with their square).
+MAX_AHEAD_PENDING = 25
+
+
+async def look_ahead(
+    session: KernelSession, document: CellDocument, verdict: DocumentVerdict, timeout: float
+) -> bool:
+    """Add the crashes Run All would reach: for each pending cell with pending cells above it
+    and no Error of its own, walk those cells and then it (never running them). True when a
+    result changed. A cell magic above ends the walk for the cells below it."""
+    cells = document.checked_cells
+    pending = [p for p, cell in enumerate(cells) if not cell.executed_unchanged]
+    if len(pending) < 2 or len(pending) > MAX_AHEAD_PENDING or session.state != "idle":
+        return False
+    options = CheckOptions(timeout=timeout, static_fallback=False)
+    changed = False
+    for target in pending[1:]:
+        result = verdict.results.get(cells[target].index)
+        if result is None or any(f.severity == "error" for f in result.findings):
+            continue
+        walked = {p: cells[p].text for p in pending if p <= target}
+        joined = join_cells(walked)
+        if joined is None or too_long(joined.source) is not None:
+            break
+        try:
+            checked = await asyncio.wait_for(
+                check_cell(session, joined.source, options=options), timeout + 1
+            )
+        except (CraneError, TimeoutError):
+            return changed
+        errors = [
+            f for f in ahead_result(joined, walked, checked).findings if f.severity == "error"
+        ]
+        if errors:
+            kept = [f for f in result.findings if f.code != "notebook-waiting"]
+            verdict.results[cells[target].index] = msgspec.structs.replace(
+                result, findings=kept + errors, crash=True
+            )
+            changed = True
+    return changed

@@ -24,7 +24,13 @@ from crane_server.kernels.events import (
 )
 from crane_server.kernels.session import KernelSession
 from crane_server.lsp.binding import ATTACH_HINT, NO_KERNEL, Binding, resolve_binding
-from crane_server.lsp.checks import DocumentVerdict, check_document, oversized, touched_by
+from crane_server.lsp.checks import (
+    DocumentVerdict,
+    check_document,
+    look_ahead,
+    oversized,
+    touched_by,
+)
 from crane_server.lsp.diagnostics import to_diagnostic
 from crane_server.lsp.kernels import KernelRegistry
 from crane_server.lsp.tasks import TaskOwner
@@ -252,6 +258,14 @@ class CraneService:
         owner.last_verdict = verdict
         owner.rules = self._rule_diagnostics(document, verdict)
         self._publish(owner)
+        # Then what Run All would reach: crashes of pending cells caused by pending cells above.
+        if (
+            not verdict.static
+            and await look_ahead(session, document, verdict, self.settings.check_timeout_s)
+            and current(verdict)
+        ):
+            owner.rules = self._rule_diagnostics(document, verdict)
+            self._publish(owner)
         missing = len(verdict.results) < len(document.checked_cells)
         # A static verdict from a kernel that is idle again (it was busy, often with another
         # client's probe, when the check began) is replaced by a full check.
