@@ -39,6 +39,8 @@ class DocumentVerdict:
     static: bool = False
     elapsed_ms: float = 0.0
     reused: int = 0
+    # Lookahead Errors by the joined source walked (pending cells above + the target).
+    ahead: dict[str, list[Finding]] = field(default_factory=dict)
 
     def reusable(self, execution_count: int | None) -> dict[str, CheckResult]:
         """Results still valid for a kernel at `execution_count` (same state, same text)."""
@@ -170,11 +172,20 @@ MAX_AHEAD_PENDING = 25
 
 
 async def look_ahead(
-    session: KernelSession, document: CellDocument, verdict: DocumentVerdict, timeout: float
+    session: KernelSession,
+    document: CellDocument,
+    verdict: DocumentVerdict,
+    timeout: float,
+    previous: DocumentVerdict | None = None,
 ) -> bool:
     """Add the crashes Run All would reach: for each pending cell with pending cells above it
     and no Error of its own, walk those cells and then it (never running them). True when a
-    result changed. A cell magic above ends the walk for the cells below it."""
+    result changed. A cell magic above ends the walk for the cells below it. Walks of the
+    same cells against the same kernel state are reused from `previous`."""
+    known: dict[str, list[Finding]] = {}
+    same_state = previous is not None and previous.execution_count == verdict.execution_count
+    if previous is not None and same_state and not previous.static:
+        known = previous.ahead
     cells = document.checked_cells
     pending = [p for p, cell in enumerate(cells) if not cell.executed_unchanged]
     if len(pending) < 2 or len(pending) > MAX_AHEAD_PENDING or session.state != "idle":
@@ -189,15 +200,17 @@ async def look_ahead(
         joined = join_cells(walked)
         if joined is None or too_long(joined.source) is not None:
             break
-        try:
-            checked = await asyncio.wait_for(
-                check_cell(session, joined.source, options=options), timeout + 1
-            )
-        except (CraneError, TimeoutError):
-            return changed
-        errors = [
-            f for f in ahead_result(joined, walked, checked).findings if f.severity == "error"
-        ]
+        errors = known.get(joined.source)
+        if errors is None:
+            try:
+                checked = await asyncio.wait_for(
+                    check_cell(session, joined.source, options=options), timeout + 1
+                )
+            except (CraneError, TimeoutError):
+                return changed
+            found = ahead_result(joined, walked, checked).findings
+            errors = [f for f in found if f.severity == "error"]
+        verdict.ahead[joined.source] = errors
         if errors:
             kept = [f for f in result.findings if f.code != "notebook-waiting"]
             verdict.results[cells[target].index] = msgspec.structs.replace(

@@ -261,7 +261,9 @@ class CraneService:
         # Then what Run All would reach: crashes of pending cells caused by pending cells above.
         if (
             not verdict.static
-            and await look_ahead(session, document, verdict, self.settings.check_timeout_s)
+            and await look_ahead(
+                session, document, verdict, self.settings.check_timeout_s, previous
+            )
             and current(verdict)
         ):
             owner.rules = self._rule_diagnostics(document, verdict)
