@@ -135,3 +135,19 @@ def test_run_n_runs_those_cells_for_real(tmp_path: Path) -> None:
     assert [r["cell"] for r in report["results"]] == [3]
     bad = crane("check", str(path), "--ahead", "--run", "9")
     assert bad.returncode == 2 and "--run 9" in bad.stderr
+
+
+def test_a_file_read_above_leaves_the_cells_after_it_silent(tmp_path: Path) -> None:
+    # The walk never reads files: what a pending cell loads is unknown, so nothing is claimed
+    # about it below (the real run would raise KeyError here; lookahead says nothing).
+    (tmp_path / "input.csv").write_text("x\n1\n2\n", encoding="utf-8")
+    path = notebook(
+        tmp_path / "nb.ipynb",
+        IMPORTS,
+        "data = pd.read_csv('input.csv')",
+        "t = data['anything'].sum()",
+    )
+    done = crane("check", str(path), "--ahead", "--json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert [r["findings"] for r in report["results"]] == [[], []]
