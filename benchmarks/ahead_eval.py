@@ -1,0 +1,96 @@
+"""Lookahead on crash/fix notebook pairs: with only the first code cell run, is the target
+cell's crash predicted before anything else runs, and is a fixed notebook ever flagged?
+
+Each case folder holds `reproduced.ipynb` (crashes at its target cell) and `fixed.ipynb`
+(runs); see DESIGN.md for the format. For each, `check_ahead(run_first=1)` walks every later
+cell in order without running it. Counted: crashes of the reproduced notebook predicted at the
+target cell (recall), how many cells ahead of the crash the warning stood, and Errors
+anywhere in a fixed notebook (false alarms: must be zero).
+
+    python benchmarks/ahead_eval.py DATASET [--json out.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+from pathlib import Path
+
+from crane_server.commands.check_ahead import check_ahead
+from crane_server.errors import CraneError
+from crane_server.kernels.notebook_run import read_code_cells
+
+
+def target_cell(case: Path) -> int:
+    """The 1-based code cell the reproduced notebook crashes in (default: the last)."""
+    meta = json.loads((case / "case.json").read_text(encoding="utf-8"))
+    cells = read_code_cells(case / "reproduced.ipynb")
+    index = meta.get("target_cell")
+    return (index + 1) if isinstance(index, int) else len(cells)
+
+
+async def judge(path: Path) -> tuple[list[int], str | None]:
+    """(cells with a predicted Error, error text) of one notebook."""
+    try:
+        report = await check_ahead(path, run_first=1, timeout=120.0)
+    except CraneError as exc:
+        return [], str(exc)
+    flagged = [
+        r.cell
+        for r in report.results
+        if r.cell is not None and any(f.severity == "error" for f in r.findings)
+    ]
+    return flagged, report.error
+
+
+async def main_async(dataset: Path) -> dict[str, object]:
+    cases = sorted(p for p in dataset.iterdir() if (p / "case.json").is_file())
+    hits, misses, false_alarms, errors, lead = [], [], [], [], []
+    for case in cases:
+        target = target_cell(case)
+        flagged, error = await judge(case / "reproduced.ipynb")
+        if error:
+            errors.append(f"{case.name}/reproduced: {error}")
+        if target in flagged:
+            hits.append(case.name)
+            lead.append(target - 1)  # cells between the one that ran and the crash
+        else:
+            misses.append(case.name)
+        fixed_flagged, fixed_error = await judge(case / "fixed.ipynb")
+        if fixed_error:
+            errors.append(f"{case.name}/fixed: {fixed_error}")
+        if fixed_flagged:
+            false_alarms.append(f"{case.name}: cells {fixed_flagged}")
+        print(f"{case.name}: target {target}, reproduced flagged {flagged}, fixed {fixed_flagged}")
+    return {
+        "cases": len(cases),
+        "predicted_ahead": len(hits),
+        "recall": len(hits) / len(cases) if cases else 0.0,
+        "false_alarms_on_fixed": false_alarms,
+        "cells_ahead_median": statistics.median(lead) if lead else None,
+        "hits": hits,
+        "misses": misses,
+        "errors": errors,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("dataset", type=Path)
+    parser.add_argument("--json", type=Path, default=None)
+    args = parser.parse_args()
+    summary = asyncio.run(main_async(args.dataset))
+    print(
+        f"predicted ahead {summary['predicted_ahead']}/{summary['cases']} "
+        f"(recall {summary['recall']:.3f}), false alarms on fixed notebooks: "
+        f"{len(summary['false_alarms_on_fixed'])}, median cells ahead: "
+        f"{summary['cells_ahead_median']}"
+    )
+    if args.json is not None:
+        args.json.write_text(json.dumps(summary, indent=2), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
