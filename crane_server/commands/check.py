@@ -16,6 +16,11 @@ from pathlib import Path
 import msgspec
 
 from crane_server.analysis.engine import check_cell
+from crane_server.commands.remote_options import (
+    add_server_arguments,
+    attach_remote,
+    wants_server,
+)
 from crane_server.commands.render import render_result
 from crane_server.errors import CraneError, DocumentError
 from crane_server.kernels.notebook_run import (
@@ -67,12 +72,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="with --ahead: run the first N code cells for real (default: the import cells)",
     )
+    add_server_arguments(parser)
     add_llm_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     """Errors go to stderr as one line (exit 2); stdout carries only the result."""
-    if args.connection_file is None and not args.target:
+    args.remote = wants_server(args, args.connection_file)
+    if args.connection_file is None and not args.remote and not args.target:
         raise DocumentError("give a notebook to check, or --connection-file with a cell file or -")
     if args.ahead:
         return _run_ahead(args)
@@ -96,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def _check(args: argparse.Namespace) -> tuple[CheckResult, str]:
-    if args.connection_file:
+    if args.connection_file or args.remote:
         return await _check_attached(args)
     path = Path(args.target)
     async with prepared_notebook(path, cell_index(args.cell), timeout=args.timeout) as prepared:
@@ -142,7 +149,11 @@ async def _check(args: argparse.Namespace) -> tuple[CheckResult, str]:
 async def _check_attached(args: argparse.Namespace) -> tuple[CheckResult, str]:
     source, index, cells = _read_target(args)
     # A kernel answers in milliseconds; --timeout only shortens the wait for a dead one.
-    session = await KernelSession.attach(args.connection_file, timeout=min(5.0, args.timeout))
+    if args.remote:
+        # A server adds a hop (REST, then the websocket): up to 10 s to reach the kernel.
+        session = await attach_remote(args, timeout=min(10.0, args.timeout))
+    else:
+        session = await KernelSession.attach(args.connection_file, timeout=min(5.0, args.timeout))
     try:
         result = await check_cell(session, source, notebook_cells=cells, target_index=index)
         result.cell = None if index is None else index + 1
@@ -187,7 +198,7 @@ def _run_ahead(args: argparse.Namespace) -> int:
     """`--ahead`: the notebook predicted as Run All would run it (exit 1: a crash ahead)."""
     from crane_server.commands.check_ahead import check_ahead, render_ahead
 
-    if args.connection_file is not None or not str(args.target).endswith(".ipynb"):
+    if args.connection_file is not None or args.remote or not str(args.target).endswith(".ipynb"):
         raise DocumentError("--ahead takes a notebook (.ipynb) and starts its own kernel")
     path = Path(args.target)
     report = asyncio.run(check_ahead(path, run_first=args.run, timeout=args.timeout))

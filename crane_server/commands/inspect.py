@@ -1,4 +1,4 @@
-"""`crane-server inspect --connection-file F [NAME ...] [--json] [--categories SVR]`."""
+"""`crane-server inspect (--connection-file F | --server URL --kernel ID) [NAME ...] [--json]`."""
 
 from __future__ import annotations
 
@@ -9,6 +9,11 @@ from pathlib import Path
 
 import msgspec
 
+from crane_server.commands.remote_options import (
+    add_server_arguments,
+    attach_remote,
+    wants_server,
+)
 from crane_server.errors import CraneError, KernelBusy, ProbeError, SettingsError
 from crane_server.kernels.session import KernelSession
 from crane_server.protocol import NameInventory, RuntimeSnapshot, VariableSummary
@@ -19,7 +24,7 @@ _CATEGORIES = "SVR"
 def configure(parser: argparse.ArgumentParser) -> None:
     """Declare this subcommand's arguments."""
     parser.add_argument("names", nargs="*", metavar="NAME", help="names to summarise (default all)")
-    parser.add_argument("--connection-file", required=True, type=Path, help="kernel-*.json")
+    parser.add_argument("--connection-file", type=Path, help="kernel-*.json (or --server)")
     parser.add_argument("--json", action="store_true", help="print the RuntimeSnapshot as JSON")
     parser.add_argument(
         "--categories", default=_CATEGORIES, help="any of S (structure), V (values), R (types)"
@@ -27,11 +32,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--timeout", type=float, default=5.0, help="seconds to wait for the kernel (default 5)"
     )
+    add_server_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     categories = _parse_categories(args.categories)
-    snapshot = asyncio.run(_inspect(args.connection_file, args.names, categories, args.timeout))
+    remote = wants_server(args, args.connection_file)
+    if not remote and args.connection_file is None:
+        raise SettingsError("give --connection-file FILE or --server URL --kernel ID")
+    snapshot = asyncio.run(_inspect(args, args.names, categories, args.timeout, remote=remote))
     if args.json:
         sys.stdout.write(msgspec.json.encode(snapshot).decode() + "\n")
     else:
@@ -48,9 +57,18 @@ def _parse_categories(text: str) -> list[str]:
 
 
 async def _inspect(
-    connection_file: Path, names: list[str], categories: list[str], timeout: float
+    args: argparse.Namespace,
+    names: list[str],
+    categories: list[str],
+    timeout: float,
+    *,
+    remote: bool,
 ) -> RuntimeSnapshot:
-    async with await KernelSession.attach(connection_file, timeout=timeout) as session:
+    if remote:
+        attached = await attach_remote(args, timeout=timeout)
+    else:
+        attached = await KernelSession.attach(args.connection_file, timeout=timeout)
+    async with attached as session:
         if session.state == "busy":
             raise KernelBusy("the kernel is running a cell; inspect again when it is idle")
         inventory = await session.inventory(timeout=timeout)

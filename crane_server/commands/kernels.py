@@ -1,4 +1,4 @@
-"""`crane-server kernels [--json]`: running kernels and their notebooks."""
+"""`crane-server kernels [--json] [--server URL]`: running kernels and their notebooks."""
 
 from __future__ import annotations
 
@@ -9,7 +9,9 @@ from pathlib import Path
 
 import msgspec
 
+from crane_server.commands.remote_options import add_server_arguments, wants_server
 from crane_server.kernels.discovery import default_runtime_dir, discover_kernels
+from crane_server.kernels.remote_server import RemoteKernel, ServerClient, ServerEndpoint
 from crane_server.protocol.kernels import KernelRecord
 
 
@@ -22,9 +24,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--timeout", type=float, default=1.0, help="seconds to wait for each kernel (default 1)"
     )
+    add_server_arguments(parser, kernel=False)
 
 
 def run(args: argparse.Namespace) -> int:
+    if wants_server(args, None):
+        return _run_remote(args)
     runtime_dir: Path = args.runtime_dir or default_runtime_dir()
     records = asyncio.run(discover_kernels(runtime_dir, timeout=args.timeout))
     if args.json:
@@ -69,3 +74,35 @@ def render_table(records: list[KernelRecord], runtime_dir: Path) -> str:
 
 def _one_line(text: str) -> str:
     return " ".join(text.split())
+
+
+def _run_remote(args: argparse.Namespace) -> int:
+    """The kernels of one Jupyter Server, from its REST API (nothing is sent to the kernels)."""
+    endpoint = ServerEndpoint.parse(args.server, args.token)
+    # The local --timeout default (1 s) is for kernels on this machine; a server gets 5 s.
+    timeout = max(args.timeout, 5.0) if args.timeout == 1.0 else args.timeout
+
+    async def listing() -> list[RemoteKernel]:
+        async with ServerClient(endpoint, timeout=timeout) as client:
+            return await client.kernels()
+
+    records = asyncio.run(listing())
+    if args.json:
+        sys.stdout.write(msgspec.json.encode(records).decode() + "\n")
+    else:
+        sys.stdout.write(render_remote_table(records, endpoint.display_url))
+    return 0
+
+
+def render_remote_table(records: list[RemoteKernel], server_url: str) -> str:
+    """A server's kernels: id, kernel name, state, notebook."""
+    if not records:
+        return f"no kernels on {server_url}\n"
+    rows = [("KERNEL", "NAME", "STATE", "NOTEBOOK")]
+    rows += [(r.kernel_id, r.name, r.state, r.notebook_path or "-") for r in records]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
+    lines = [
+        "  ".join(cell.ljust(width) for cell, width in zip(row, widths)) + "  " + row[-1]
+        for row in rows
+    ]
+    return f"kernels on {server_url}\n" + "\n".join(lines) + "\n"

@@ -9,7 +9,7 @@ import os
 import socket
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from crane_server.errors import (
     KernelBusy,
@@ -28,7 +28,7 @@ from crane_server.kernels.bookkeeping import (
     describe_request_content,
     parse_describe_reply,
 )
-from crane_server.kernels.channels import ChannelRouter, Message
+from crane_server.kernels.channels import ChannelRouter, Message, MessageHandler
 from crane_server.kernels.connection import (
     connection_kwargs,
     kernel_id_from_path,
@@ -51,6 +51,23 @@ log = logging.getLogger(__name__)
 
 Listener = Callable[[KernelEvent], None]
 
+if TYPE_CHECKING:
+    from crane_server.kernels.remote import WebSocketRouter
+
+
+class Router(Protocol):
+    """A kernel transport: ChannelRouter (ZeroMQ) or WebSocketRouter (Jupyter Server)."""
+
+    def start(self) -> None: ...
+    def new_message(self, msg_type: str, content: dict[str, Any]) -> Message: ...
+    def send(self, channel: str, message: Message) -> asyncio.Future[Message]: ...
+    async def wait(
+        self, message: Message, future: asyncio.Future[Message], *, timeout: float
+    ) -> Message: ...
+    def fail_pending(self, error: Exception) -> None: ...
+    async def close(self) -> None: ...
+
+
 _LOCAL_IPS = frozenset({"127.0.0.1", "localhost", "0.0.0.0", "::1", "*"})
 
 
@@ -63,9 +80,19 @@ def _line(exc: Exception) -> str:
 class KernelSession:
     """A live view of one kernel: state from IOPub, requests with timeouts, events to listeners."""
 
-    def __init__(self, connection_file: Path, info: dict[str, Any], *, heartbeat: float) -> None:
-        self.connection_file = connection_file
+    def __init__(
+        self,
+        connection_file: Path,
+        info: dict[str, Any],
+        *,
+        heartbeat: float,
+        router: Callable[[MessageHandler], Router] | None = None,
+    ) -> None:
+        """`router`: builds the transport (default: ZeroMQ from `info`); see attach_remote."""
+        self.connection_file = connection_file  # for a remote kernel: api/kernels/<id>
         self.kernel_id: str | None = kernel_id_from_path(connection_file)
+        self.server_url: str | None = None  # the Jupyter Server of a remote kernel
+        self.location = f"the kernel of {connection_file}"  # for messages
         self.pid: int | None = None
         self.kernel_session: str | None = None  # the kernel process's Session id (reply headers)
         # What the kernel said about itself at attach (language, implementation), learned
@@ -74,7 +101,11 @@ class KernelSession:
         self.supported_features: list[str] = []  # never asked (kernel_info has side effects)
         self.heartbeat_interval = heartbeat
         self._local = str(info.get("ip", "")) in _LOCAL_IPS
-        self._router = ChannelRouter(connection_kwargs(info), self._on_message)
+        self._router: Router = (
+            router(self._on_message)
+            if router is not None
+            else ChannelRouter(connection_kwargs(info), self._on_message)
+        )
         self._listeners: list[Listener] = []
         self._activity = ActivityTracker(self._emit)
         self._iopub_ready = asyncio.Event()
@@ -129,6 +160,50 @@ class KernelSession:
             raise
         return session
 
+    @classmethod
+    async def attach_remote(
+        cls,
+        server_url: str,
+        kernel_id: str,
+        *,
+        token: str | None = None,
+        timeout: float = 5.0,
+        heartbeat: float = 5.0,
+        protocol: str = "v1",
+    ) -> KernelSession:
+        """Attach to kernel `kernel_id` of the Jupyter Server at `server_url` over its websocket.
+
+        The same verification as `attach`; KernelNotFound for a refused token, an unknown
+        kernel or an unreachable server, KernelTimeout when nothing answers within `timeout`.
+        `protocol`: "v1" (the binary subprotocol, JSON if the server declines) or "json".
+        """
+        from crane_server.kernels.remote import WebSocketRouter
+        from crane_server.kernels.remote_server import ServerClient, ServerEndpoint
+
+        endpoint = ServerEndpoint.parse(server_url, token)
+        async with ServerClient(endpoint, timeout=timeout) as client:
+            await client.kernel(kernel_id)  # 401/403/404 as one clear line, before the socket
+        transport: list[WebSocketRouter] = []
+
+        def build(on_message: MessageHandler) -> WebSocketRouter:
+            transport.append(
+                WebSocketRouter(endpoint, kernel_id, on_message, timeout=timeout, protocol=protocol)
+            )
+            return transport[0]
+
+        session = cls(Path("api/kernels", kernel_id), {}, heartbeat=heartbeat, router=build)
+        session.kernel_id = kernel_id
+        session.server_url = endpoint.display_url
+        session.location = transport[0].where
+        try:
+            await transport[0].connect()
+            transport[0].start()
+            await session._verify(timeout)
+        except BaseException:
+            await session.close()
+            raise
+        return session
+
     async def _verify(self, timeout: float) -> None:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
@@ -136,7 +211,7 @@ class KernelSession:
             await self.bookkeeping("control", timeout=timeout)
         except KernelTimeout as exc:
             raise KernelTimeout(
-                f"no answer from the kernel of {self.connection_file} within {timeout:g} s "
+                f"no answer from {self.location} within {timeout:g} s "
                 "(the kernel is dead, hung, or the key is wrong)"
             ) from exc
         # The shell answers only when no cell runs: that tells idle from busy.

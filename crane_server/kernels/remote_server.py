@@ -1,0 +1,180 @@
+"""A Jupyter Server reached over HTTP(S): its address, its token, `/api/kernels` and `/api/sessions`.
+
+Every httpx error is translated here: a refused token (401/403), an unreachable server and an
+unknown kernel id are `KernelNotFound`, no answer in time is `KernelTimeout`. The token goes
+only into the `Authorization: token ...` header; `display_url` (used in every message) never
+carries it.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+from urllib.parse import parse_qs, urlencode, urlsplit, urlunsplit
+
+import httpx
+import msgspec
+
+from crane_server.errors import KernelNotFound, KernelTimeout, SettingsError
+
+TOKEN_ENV = "CRANE_JUPYTER_TOKEN"
+
+
+class RemoteKernel(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """One kernel of a Jupyter Server, as `crane-server kernels --server URL --json` lists it."""
+
+    kernel_id: str
+    name: str
+    state: str
+    connections: int | None = None
+    last_activity: str | None = None
+    notebook_path: str | None = None
+    server_url: str
+
+
+class ServerEndpoint(msgspec.Struct, frozen=True, kw_only=True):
+    """The base URL of one Jupyter Server (ends with /) and the token to present, if any."""
+
+    base_url: str
+    token: str | None = None
+
+    @classmethod
+    def parse(cls, url: str, token: str | None = None) -> ServerEndpoint:
+        """From a URL as Jupyter prints it; a `?token=` in it is used when no token is given.
+
+        With neither, the token comes from the environment variable CRANE_JUPYTER_TOKEN.
+        """
+        parts = urlsplit(url.strip())
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise SettingsError(
+                "--server takes an http:// or https:// URL of a Jupyter server, "
+                f"got {_without_secrets(url)!r}"
+            )
+        query_token = next(iter(parse_qs(parts.query).get("token") or []), None)
+        path = parts.path
+        for suffix in ("/lab", "/tree", "/notebooks"):  # the page URLs Jupyter prints
+            if path.rstrip("/").endswith(suffix):
+                path = path.rstrip("/")[: -len(suffix)]
+        base = urlunsplit((parts.scheme, parts.netloc, path.rstrip("/") + "/", "", ""))
+        chosen = token or query_token or os.environ.get(TOKEN_ENV) or None
+        return cls(base_url=base, token=chosen)
+
+    @property
+    def display_url(self) -> str:
+        """The base URL without credentials, for messages."""
+        return _without_secrets(self.base_url)
+
+    @property
+    def headers(self) -> dict[str, str]:
+        return {"Authorization": f"token {self.token}"} if self.token else {}
+
+    def websocket_url(self, kernel_id: str, session_id: str) -> str:
+        """`ws(s)://…/api/kernels/{id}/channels?session_id=…` (the token goes in a header)."""
+        parts = urlsplit(self.base_url)
+        scheme = "wss" if parts.scheme == "https" else "ws"
+        path = f"{parts.path}api/kernels/{kernel_id}/channels"
+        return urlunsplit((scheme, parts.netloc, path, urlencode({"session_id": session_id}), ""))
+
+
+def _without_secrets(url: str) -> str:
+    parts = urlsplit(url)
+    netloc = parts.hostname or ""
+    if parts.port:
+        netloc += f":{parts.port}"
+    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+
+
+def refused(endpoint: ServerEndpoint, status: int) -> KernelNotFound:
+    """The one-line error for a 401/403 answer."""
+    if endpoint.token:
+        return KernelNotFound(
+            f"the Jupyter server at {endpoint.display_url} refused the token (HTTP {status})"
+        )
+    return KernelNotFound(
+        f"the Jupyter server at {endpoint.display_url} needs a token (HTTP {status}): "
+        f"give --token or set {TOKEN_ENV}"
+    )
+
+
+class ServerClient:
+    """The REST side of one Jupyter Server; use as `async with ServerClient(endpoint, timeout)`."""
+
+    def __init__(self, endpoint: ServerEndpoint, *, timeout: float) -> None:
+        self.endpoint = endpoint
+        self._timeout = timeout
+        self._client = httpx.AsyncClient(timeout=timeout, headers=endpoint.headers)
+
+    async def __aenter__(self) -> ServerClient:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self._client.aclose()
+
+    async def get_json(self, path: str) -> Any:
+        """GET `path` under the base URL; CraneErrors for every failure."""
+        where = self.endpoint.display_url
+        try:
+            response = await self._client.get(self.endpoint.base_url + path)
+        except httpx.TimeoutException as exc:
+            raise KernelTimeout(
+                f"the Jupyter server at {where} did not answer within {self._timeout:g} s"
+            ) from exc
+        except httpx.HTTPError as exc:
+            reason = " ".join(str(exc).split()) or type(exc).__name__
+            raise KernelNotFound(f"cannot reach the Jupyter server at {where}: {reason}") from exc
+        if response.status_code in (401, 403):
+            raise refused(self.endpoint, response.status_code)
+        if response.status_code == 404:
+            raise KernelNotFound(f"not found on the Jupyter server at {where}: /{path}")
+        if response.status_code >= 400:
+            raise KernelNotFound(
+                f"the Jupyter server at {where} answered HTTP {response.status_code} for /{path}"
+            )
+        try:
+            return response.json()
+        except ValueError as exc:
+            raise KernelNotFound(
+                f"{where} answered /{path} with something other than JSON: is it a Jupyter server?"
+            ) from exc
+
+    async def kernel(self, kernel_id: str) -> dict[str, Any]:
+        """`GET /api/kernels/{id}`; KernelNotFound naming the id when the server has no such kernel."""
+        try:
+            model = await self.get_json(f"api/kernels/{kernel_id}")
+        except KernelNotFound as exc:
+            if str(exc).startswith("not found"):
+                raise KernelNotFound(
+                    f"no kernel {kernel_id} on the Jupyter server at {self.endpoint.display_url}"
+                ) from exc
+            raise
+        if not isinstance(model, dict):
+            raise KernelNotFound(f"unreadable kernel model for {kernel_id}")
+        return model
+
+    async def kernels(self) -> list[RemoteKernel]:
+        """Every kernel of the server, with the notebook each serves (from `/api/sessions`)."""
+        models = await self.get_json("api/kernels")
+        sessions = await self.get_json("api/sessions")
+        paths: dict[str, str] = {}
+        for item in sessions if isinstance(sessions, list) else []:
+            kernel = item.get("kernel") if isinstance(item, dict) else None
+            path = item.get("path") if isinstance(item, dict) else None
+            if isinstance(kernel, dict) and isinstance(kernel.get("id"), str) and path:
+                paths[kernel["id"]] = str(path)
+        records = []
+        for model in models if isinstance(models, list) else []:
+            if not isinstance(model, dict) or not isinstance(model.get("id"), str):
+                continue
+            connections = model.get("connections")
+            records.append(
+                RemoteKernel(
+                    kernel_id=model["id"],
+                    name=str(model.get("name", "")),
+                    state=str(model.get("execution_state", "unknown")),
+                    connections=connections if isinstance(connections, int) else None,
+                    last_activity=model.get("last_activity"),
+                    notebook_path=paths.get(model["id"]),
+                    server_url=self.endpoint.display_url,
+                )
+            )
+        return records

@@ -1,0 +1,271 @@
+"""Kernels behind a real Jupyter Server (REST + websocket), started by these tests on 127.0.0.1."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from jupyter_server.services.kernels.connection.base import (
+    deserialize_msg_from_ws_v1,
+    serialize_msg_to_ws_v1,
+)
+
+from crane_server.cli import main
+from crane_server.errors import KernelNotFound
+from crane_server.kernels.remote_framing import decode_v1, encode_v1
+from crane_server.kernels.session import KernelSession
+from tests.kernels.conftest import free_ports
+
+pytestmark = [pytest.mark.kernel, pytest.mark.timeout(60)]
+
+TOKEN = "crane-remote-test-token-5f1c"
+SETUP = "import pandas as pd\ndf = pd.DataFrame({'price': [1.0, 2.0], 'qty': [3, 4]})\nlimit = 7\n"
+# Every extension found in the environment is switched off: the server starts in ~1 s.
+EXTENSIONS_OFF = (
+    "{'jupyterlab': False, 'jupyter_lsp': False, 'notebook_shim': False, "
+    "'jupyter_server_terminals': False, 'panel.io.jupyter_server_extension': False, "
+    "'crane_server.jupyter': False, 'notebook': False}"
+)
+
+
+@dataclass
+class Server:
+    url: str
+    process: subprocess.Popen[bytes]
+
+    def api(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
+        headers = {"Authorization": f"token {TOKEN}"}
+        return httpx.request(method, self.url + path, headers=headers, timeout=30, **kwargs)
+
+    def start_kernel(self) -> str:
+        response = self.api("POST", "api/kernels", json={"name": "python3"})
+        response.raise_for_status()
+        kernel_id: str = response.json()["id"]
+        return kernel_id
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    runtime_dir = tmp_path_factory.mktemp("remote-runtime")
+    root_dir = tmp_path_factory.mktemp("remote-root")
+    (port,) = free_ports(1)
+    env = {**os.environ, "JUPYTER_RUNTIME_DIR": str(runtime_dir)}
+    env.pop("CRANE_JUPYTER_TOKEN", None)
+    command = [
+        sys.executable, "-m", "jupyter_server", "--no-browser", "--allow-root",
+        f"--port={port}", "--ServerApp.port_retries=0", "--ServerApp.ip=127.0.0.1",
+        f"--IdentityProvider.token={TOKEN}", f"--ServerApp.root_dir={root_dir}",
+        f"--ServerApp.jpserver_extensions={EXTENSIONS_OFF}",
+    ]  # fmt: skip
+    process = subprocess.Popen(
+        command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    running = Server(f"http://127.0.0.1:{port}/", process)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            assert process.poll() is None, "the Jupyter server exited"
+            try:
+                if running.api("GET", "api/status").status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            assert time.monotonic() < deadline, "the Jupyter server did not start in 30 s"
+            time.sleep(0.1)
+        yield running
+    finally:
+        try:
+            running.api("POST", "api/shutdown")
+            process.wait(timeout=15)
+        except Exception:
+            process.kill()
+            process.wait(timeout=15)
+
+
+async def _execute(url: str, kernel_id: str, code: str) -> int:
+    """Run `code` as a user would, over crane's websocket transport; its execution count."""
+    session = await KernelSession.attach_remote(url, kernel_id, token=TOKEN, timeout=30)
+    try:
+        outcome = await session.execute(code, timeout=30)
+    finally:
+        await session.close()
+    assert outcome.status == "ok", outcome
+    assert outcome.execution_count is not None
+    return outcome.execution_count
+
+
+@pytest.fixture(scope="module")
+def kernel(server: Server) -> str:
+    """A kernel started through REST, holding `df` and `limit`, bound to a notebook session."""
+    kernel_id = server.start_kernel()
+    asyncio.run(_execute(server.url, kernel_id, SETUP))
+    session = {"path": "work/analysis.ipynb", "type": "notebook", "name": "analysis.ipynb"}
+    server.api("POST", "api/sessions", json={**session, "kernel": {"id": kernel_id}})
+    return kernel_id
+
+
+@pytest.fixture(autouse=True)
+def _no_env_token(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("CRANE_JUPYTER_TOKEN", raising=False)
+
+
+def _cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_kernels_lists_the_servers_kernels_with_their_notebook(
+    server: Server, kernel: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = _cli(capsys, "kernels", "--server", server.url, "--token", TOKEN, "--json")
+    assert code == 0, err
+    records = {record["kernel_id"]: record for record in json.loads(out)}
+    assert records[kernel]["name"] == "python3"
+    assert records[kernel]["state"] == "idle"
+    assert records[kernel]["notebook_path"] == "work/analysis.ipynb"
+    code, out, err = _cli(capsys, "kernels", "--server", f"{server.url}lab?token={TOKEN}")
+    assert code == 0, err
+    assert kernel in out and "work/analysis.ipynb" in out
+    assert TOKEN not in out + err
+
+
+def test_token_from_the_environment(
+    server: Server, kernel: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CRANE_JUPYTER_TOKEN", TOKEN)
+    code, out, _ = _cli(capsys, "kernels", "--server", server.url)
+    assert code == 0 and kernel in out
+
+
+@pytest.mark.parametrize("protocol", ["v1", "json"])
+def test_inspect_a_remote_kernel(
+    server: Server, kernel: str, capsys: pytest.CaptureFixture[str], protocol: str
+) -> None:
+    argv = ["inspect", "--server", server.url, "--kernel", kernel, "--token", TOKEN]
+    code, out, err = _cli(capsys, *argv, "--ws-protocol", protocol, "df", "limit")
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[0].startswith("df  pandas.DataFrame  shape=(2, 2)  columns=[price, qty]")
+    assert lines[1] == "limit  int"
+
+
+def test_check_predicts_a_missing_column_and_leaves_no_count(
+    server: Server, kernel: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    before = asyncio.run(_execute(server.url, kernel, "pass"))
+    cell = tmp_path / "cell.py"
+    cell.write_text("total = df['prices'].sum()\n")
+    argv = ["check", "--server", server.url, "--kernel", kernel, "--token", TOKEN, "--json"]
+    code, out, err = _cli(capsys, *argv, str(cell))
+    assert code == 1, err
+    result = json.loads(out)
+    assert result["crash"] is True
+    assert [(f["code"], f["exception"]) for f in result["findings"]] == [
+        ("pandas-missing-column", "KeyError")
+    ], result
+    code, out, _ = _cli(capsys, *argv[:-1], str(cell))
+    assert code == 1 and "pandas-missing-column" in out
+    # Nothing the checks sent counted as an execution: the next user cell is the next number.
+    assert asyncio.run(_execute(server.url, kernel, "pass")) == before + 1
+
+
+def test_a_wrong_token_is_one_line_and_exit_2(
+    server: Server, kernel: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    wrong = "not-the-token-9a7e"
+    for argv in (
+        ["kernels", "--server", server.url, "--token", wrong],
+        ["inspect", "--server", server.url, "--kernel", kernel, "--token", wrong, "df"],
+    ):
+        code, out, err = _cli(capsys, *argv)
+        assert code == 2
+        assert err.count("\n") == 1 and "refused the token (HTTP 403)" in err
+        assert wrong not in out + err and TOKEN not in out + err
+    code, _, err = _cli(capsys, "kernels", "--server", server.url)
+    assert code == 2 and "needs a token" in err and "CRANE_JUPYTER_TOKEN" in err
+
+
+def test_an_unknown_or_deleted_kernel_is_a_clear_error(
+    server: Server, capsys: pytest.CaptureFixture[str]
+) -> None:
+    doomed = server.start_kernel()
+    assert server.api("DELETE", f"api/kernels/{doomed}").status_code == 204
+    argv = ["inspect", "--server", server.url, "--kernel", doomed, "--token", TOKEN, "x"]
+    code, _, err = _cli(capsys, *argv)
+    assert code == 2
+    assert err.strip() == (
+        f"crane-server: error: no kernel {doomed} on the Jupyter server at {server.url}"
+    )
+
+
+def test_an_unreachable_server_fails_within_the_timeout(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    (port,) = free_ports(1)
+    url = f"http://127.0.0.1:{port}/"
+    cell = tmp_path / "cell.py"
+    cell.write_text("x = 1\n")
+    started = time.monotonic()
+    argv = ["check", "--server", url, "--kernel", "k", "--timeout", "3", str(cell)]
+    code, _, err = _cli(capsys, *argv)
+    assert code == 2
+    assert err.startswith(f"crane-server: error: cannot reach the Jupyter server at {url}")
+    assert time.monotonic() - started < 5
+
+
+def test_a_kernel_shut_down_under_an_attached_session_fails_requests_fast(
+    server: Server,
+) -> None:
+    kernel_id = server.start_kernel()
+
+    async def scenario() -> float:
+        session = await KernelSession.attach_remote(server.url, kernel_id, token=TOKEN, timeout=30)
+        try:
+            assert session.state == "idle"
+            await asyncio.to_thread(server.api, "DELETE", f"api/kernels/{kernel_id}")
+            started = asyncio.get_running_loop().time()
+            with pytest.raises(KernelNotFound, match=kernel_id):
+                # The socket closes, the reconnect finds no kernel (404): no 20 s wait.
+                for _ in range(50):
+                    await session.bookkeeping("control", timeout=20)
+                    await asyncio.sleep(0.1)
+            return asyncio.get_running_loop().time() - started
+        finally:
+            await session.close()
+
+    assert asyncio.run(scenario()) < 10
+
+
+def _message() -> dict[str, Any]:
+    header = {"msg_id": "m1", "msg_type": "execute_request", "session": "s", "date": "2026"}
+    return {
+        "header": header,
+        "parent_header": {},
+        "metadata": {"k": [1, 2]},
+        "content": {"code": "x = 'é'"},
+        "buffers": [b"\x00\x01", b"tail"],
+    }
+
+
+def test_v1_framing_matches_jupyter_servers_own() -> None:
+    message = _message()
+    channel, parts = deserialize_msg_from_ws_v1(encode_v1("shell", message))
+    assert channel == "shell"
+    assert [json.loads(part) for part in parts[:4]] == [
+        message[key] for key in ("header", "parent_header", "metadata", "content")
+    ]
+    assert parts[4:] == message["buffers"]
+    frame = serialize_msg_to_ws_v1([json.dumps(message[k]).encode() for k in (
+        "header", "parent_header", "metadata", "content")] + message["buffers"], "iopub")  # fmt: skip
+    assert decode_v1(frame) == ("iopub", message)
