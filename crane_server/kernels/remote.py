@@ -34,7 +34,12 @@ from crane_server.kernels.remote_framing import (
     encode_json,
     encode_v1,
 )
-from crane_server.kernels.remote_server import ServerClient, ServerEndpoint, refused
+from crane_server.kernels.remote_server import (
+    ServerClient,
+    ServerEndpoint,
+    refused,
+    tls_context,
+)
 from crane_server.protocol.jupyter_sessions import KERNEL_CLIENT_USERNAME
 
 log = logging.getLogger(__name__)
@@ -86,6 +91,7 @@ class WebSocketRouter:
         KernelTimeout."""
         url = self.endpoint.websocket_url(self.kernel_id, self._session.session)
         subprotocols: Any = [V1_PROTOCOL] if self.protocol == "v1" else None
+        tls = tls_context() if url.startswith("wss:") else None
         try:
             self._ws = await connect(
                 url,
@@ -96,6 +102,7 @@ class WebSocketRouter:
                 max_size=MAX_FRAME,
                 proxy=None,
                 compression=None,
+                ssl=tls,
             )
         except InvalidStatus as exc:
             status = exc.response.status_code

@@ -9,6 +9,7 @@ carries it.
 from __future__ import annotations
 
 import os
+import ssl
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit, urlunsplit
 
@@ -76,6 +77,18 @@ class ServerEndpoint(msgspec.Struct, frozen=True, kw_only=True):
         return urlunsplit((scheme, parts.netloc, path, urlencode({"session_id": session_id}), ""))
 
 
+def tls_context() -> ssl.SSLContext:
+    """One verification rule for REST and websocket, httpx's: SSL_CERT_FILE, else SSL_CERT_DIR,
+    else the certifi bundle."""
+    if os.environ.get("SSL_CERT_FILE"):
+        return ssl.create_default_context(cafile=os.environ["SSL_CERT_FILE"])
+    if os.environ.get("SSL_CERT_DIR"):
+        return ssl.create_default_context(capath=os.environ["SSL_CERT_DIR"])
+    import certifi
+
+    return ssl.create_default_context(cafile=certifi.where())
+
+
 def _without_secrets(url: str) -> str:
     parts = urlsplit(url)
     netloc = parts.hostname or ""
@@ -102,7 +115,9 @@ class ServerClient:
     def __init__(self, endpoint: ServerEndpoint, *, timeout: float) -> None:
         self.endpoint = endpoint
         self._timeout = timeout
-        self._client = httpx.AsyncClient(timeout=timeout, headers=endpoint.headers)
+        self._client = httpx.AsyncClient(
+            timeout=timeout, headers=endpoint.headers, verify=tls_context()
+        )
 
     async def __aenter__(self) -> ServerClient:
         return self

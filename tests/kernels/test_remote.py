@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import ssl
 import subprocess
 import sys
 import time
@@ -22,9 +23,10 @@ from jupyter_server.services.kernels.connection.base import (
 
 from crane_server.cli import main
 from crane_server.errors import KernelNotFound
-from crane_server.kernels.remote_framing import decode_v1, encode_v1
+from crane_server.kernels.events import KernelRestarted
+from crane_server.kernels.remote_framing import V1_PROTOCOL, decode_v1, encode_v1
 from crane_server.kernels.session import KernelSession
-from tests.kernels.conftest import free_ports
+from tests.kernels.conftest import EventQueue, free_ports
 
 pytestmark = [pytest.mark.kernel, pytest.mark.timeout(60)]
 
@@ -42,10 +44,13 @@ EXTENSIONS_OFF = (
 class Server:
     url: str
     process: subprocess.Popen[bytes]
+    verify: ssl.SSLContext | bool = True  # trusts the certificate of a TLS server
 
     def api(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
         headers = {"Authorization": f"token {TOKEN}"}
-        return httpx.request(method, self.url + path, headers=headers, timeout=30, **kwargs)
+        return httpx.request(
+            method, self.url + path, headers=headers, timeout=30, verify=self.verify, **kwargs
+        )
 
     def start_kernel(self) -> str:
         response = self.api("POST", "api/kernels", json={"name": "python3"})
@@ -54,10 +59,11 @@ class Server:
         return kernel_id
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    runtime_dir = tmp_path_factory.mktemp("remote-runtime")
-    root_dir = tmp_path_factory.mktemp("remote-root")
+def _start_server(base: Path, *tls: str) -> Iterator[Server]:
+    """A jupyter server on a free port with TOKEN; `tls`: certificate and key files."""
+    runtime_dir, root_dir = base / "runtime", base / "root"
+    runtime_dir.mkdir()
+    root_dir.mkdir()
     (port,) = free_ports(1)
     env = {**os.environ, "JUPYTER_RUNTIME_DIR": str(runtime_dir)}
     env.pop("CRANE_JUPYTER_TOKEN", None)
@@ -67,10 +73,14 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         f"--IdentityProvider.token={TOKEN}", f"--ServerApp.root_dir={root_dir}",
         f"--ServerApp.jpserver_extensions={EXTENSIONS_OFF}",
     ]  # fmt: skip
+    if tls:
+        command += [f"--ServerApp.certfile={tls[0]}", f"--ServerApp.keyfile={tls[1]}"]
     process = subprocess.Popen(
         command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
-    running = Server(f"http://127.0.0.1:{port}/", process)
+    scheme = "https" if tls else "http"
+    verify = ssl.create_default_context(cafile=tls[0]) if tls else True
+    running = Server(f"{scheme}://127.0.0.1:{port}/", process, verify)
     try:
         deadline = time.monotonic() + 30
         while True:
@@ -92,6 +102,11 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
             process.wait(timeout=15)
 
 
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    yield from _start_server(tmp_path_factory.mktemp("remote"))
+
+
 async def _execute(url: str, kernel_id: str, code: str) -> int:
     """Run `code` as a user would, over crane's websocket transport; its execution count."""
     session = await KernelSession.attach_remote(url, kernel_id, token=TOKEN, timeout=30)
@@ -102,6 +117,15 @@ async def _execute(url: str, kernel_id: str, code: str) -> int:
     assert outcome.status == "ok", outcome
     assert outcome.execution_count is not None
     return outcome.execution_count
+
+
+async def _remote_negotiated(url: str, kernel_id: str) -> str | None:
+    session = await KernelSession.attach_remote(url, kernel_id, token=TOKEN, timeout=30)
+    try:
+        assert session.state == "idle"
+        return session._router.negotiated  # type: ignore[attr-defined,no-any-return]
+    finally:
+        await session.close()
 
 
 @pytest.fixture(scope="module")
@@ -269,3 +293,138 @@ def test_v1_framing_matches_jupyter_servers_own() -> None:
     frame = serialize_msg_to_ws_v1([json.dumps(message[k]).encode() for k in (
         "header", "parent_header", "metadata", "content")] + message["buffers"], "iopub")  # fmt: skip
     assert decode_v1(frame) == ("iopub", message)
+
+
+class Proxy:
+    """A TCP relay in front of the server whose connections the test can cut."""
+
+    def __init__(self, target_port: int) -> None:
+        self.target_port = target_port
+        self.writers: list[asyncio.StreamWriter] = []
+        self.listener: asyncio.Server | None = None
+        self.port = 0
+
+    async def start(self) -> None:
+        self.listener = await asyncio.start_server(self._relay, "127.0.0.1", self.port)
+        self.port = self.listener.sockets[0].getsockname()[1]
+
+    async def _relay(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.target_port)
+        self.writers += [writer, up_writer]
+
+        async def pipe(source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> None:
+            try:
+                while data := await source.read(65536):
+                    sink.write(data)
+                    await sink.drain()
+            except (ConnectionError, OSError):
+                pass
+            finally:
+                sink.close()
+
+        await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
+
+    def cut(self) -> None:
+        """Drop every open connection (the listener stays)."""
+        for writer in self.writers:
+            writer.transport.abort()
+        self.writers.clear()
+
+    async def stop(self) -> None:
+        assert self.listener is not None
+        self.listener.close()
+        self.cut()
+        await self.listener.wait_closed()
+
+
+def _silent_sleep(seconds: float) -> dict[str, Any]:
+    code = f"__import__('time').sleep({seconds})"
+    return {"code": code, "silent": True, "store_history": False, "user_expressions": {}}
+
+
+def test_a_dropped_socket_fails_the_request_in_flight_and_reconnects(
+    server: Server, kernel: str
+) -> None:
+    async def scenario() -> None:
+        proxy = Proxy(int(server.url.rsplit(":", 1)[1].strip("/")))
+        await proxy.start()
+        url = f"http://127.0.0.1:{proxy.port}/"
+        session = await KernelSession.attach_remote(url, kernel, token=TOKEN, timeout=20)
+        try:
+            loop = asyncio.get_running_loop()
+            in_flight = asyncio.ensure_future(
+                session.request("shell", "execute_request", _silent_sleep(1.5), timeout=20)
+            )
+            await asyncio.sleep(0.3)
+            proxy.cut()
+            started = loop.time()
+            with pytest.raises(KernelNotFound, match=r"websocket .* closed"):
+                await in_flight
+            assert loop.time() - started < 1.0
+            # The router reconnects on its own: the next request is answered.
+            reply = await session.bookkeeping("control", timeout=10)
+            assert reply["status"] == "ok"
+            assert len(proxy.writers) == 2  # one new relayed connection: the new websocket
+            # The server goes away for good: a request fails with a clear error, no hang.
+            await proxy.stop()
+            started = loop.time()
+            with pytest.raises(KernelNotFound, match=kernel):
+                await session.bookkeeping("control", timeout=20)  # closed, or lost
+            with pytest.raises(KernelNotFound, match=rf"lost the .*kernel {kernel}"):
+                await session.bookkeeping("control", timeout=20)
+            assert loop.time() - started < 5
+        finally:
+            await session.close()
+            await proxy.stop()
+
+    asyncio.run(scenario())
+
+
+def test_a_restart_through_the_server_is_noticed(server: Server) -> None:
+    kernel_id = server.start_kernel()
+
+    async def scenario() -> None:
+        session = await KernelSession.attach_remote(
+            server.url, kernel_id, token=TOKEN, timeout=30, heartbeat=0.5
+        )
+        try:
+            events = EventQueue(session)
+            assert (await session.execute("fresh = 1", timeout=30)).status == "ok"
+            assert "fresh" in (await session.inventory(timeout=10)).names
+            response = await asyncio.to_thread(
+                server.api, "POST", f"api/kernels/{kernel_id}/restart"
+            )
+            assert response.status_code == 200
+            await events.next(KernelRestarted, timeout=30)
+            assert "fresh" not in (await session.inventory(timeout=10)).names
+        finally:
+            await session.close()
+            await asyncio.to_thread(server.api, "DELETE", f"api/kernels/{kernel_id}")
+
+    asyncio.run(scenario())
+
+
+def test_tls_server_over_https_and_wss(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+         "-keyout", str(key), "-out", str(cert), "-subj", "/CN=127.0.0.1",
+         "-addext", "subjectAltName=IP:127.0.0.1"],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    servers = _start_server(tmp_path, str(cert), str(key))
+    tls_server = next(servers)
+    try:
+        kernel_id = tls_server.start_kernel()
+        argv = ["inspect", "--server", tls_server.url, "--kernel", kernel_id, "--token", TOKEN]
+        # Not trusted: one clear line, no traceback.
+        code, _, err = _cli(capsys, *argv)
+        assert code == 2 and err.count("\n") == 1 and "CERTIFICATE_VERIFY_FAILED" in err
+        monkeypatch.setenv("SSL_CERT_FILE", str(cert))  # read by httpx and by Python's ssl
+        code, _, err = _cli(capsys, *argv)
+        assert code == 0, err  # REST over https, then the kernel over wss://
+        assert asyncio.run(_remote_negotiated(tls_server.url, kernel_id)) == V1_PROTOCOL
+    finally:
+        next(servers, None)
