@@ -10,7 +10,13 @@ evaluation can stall or flood the user's kernel:
   call unknown, whatever name it travels under;
 - calls that write into an argument (`out=`, a ufunc's positional output, `inplace=True`)
   are never made;
-- the size of what a call or an operator would build is bounded before it runs.
+- the size of what a call or an operator would build is bounded before it runs;
+- an object whose attribute lookups run user code (a user `__getattr__`/`__getattribute__`,
+  a `__class__` property, a metaclass `__getattr__`) is never inspected at all: reading its
+  `__name__`, or `isinstance` reading its `__class__`, would run the user's code;
+- objects of user classes are never data: a builtin handed one calls its dunders
+  (`sorted` its `__lt__`, `list.index` its `__eq__`), and a bound method's receiver is an
+  input like any other.
 Answers are conservative: `False` means "do not evaluate; judge nothing".
 """
 
@@ -18,13 +24,16 @@ from __future__ import annotations
 
 import builtins
 import math
+import re
 import types
-from typing import Any, Dict, Iterable, List, Optional
+from typing import Any, Dict, Iterable, List, Optional, Tuple
 
-from .values import is_library_type, loaded
+from .values import LIBRARY_ROOTS, is_library_type, loaded
 
 # A call or operator may build at most this many elements (about 8 MB of float64).
 MAX_RESULT_ELEMENTS = 1_000_000
+# A matrix product may take at most this many multiply-adds (well under 100 ms on one core).
+MAX_MATMUL_WORK = 50_000_000
 # Integers grow by at most this many bits in one operation.
 MAX_INT_BITS = 100_000
 # Containers are inspected this deep and this wide for callables.
@@ -67,14 +76,115 @@ ALLOCATORS = frozenset(
 )
 # Functions whose result size is the product of their inputs' sizes.
 PRODUCT_BUILDERS = frozenset({"outer", "kron", "meshgrid", "cartesian_prod", "ix_"})
+# Functions computing a matrix product of their first two arguments.
+MATRIX_PRODUCTS = frozenset("matmul mm bmm dot mv vdot".split())
 # Builtins that walk their whole input.
 ITERATING_BUILTINS = frozenset(
     "min max sum sorted reversed list tuple dict set frozenset enumerate zip any all".split()
 )
 
 
+# Attribute names whose lookup on a user class must not reach user code.
+_LOOKUP_HOOKS = ("__getattr__", "__getattribute__")
+# Descriptor types that return a stored value without running code.
+_INERT_DESCRIPTORS = (
+    types.FunctionType,
+    staticmethod,
+    classmethod,
+    types.GetSetDescriptorType,
+    types.MemberDescriptorType,
+    types.WrapperDescriptorType,
+    types.MethodDescriptorType,
+    types.BuiltinFunctionType,
+)
+_PLAIN_IDS = frozenset(
+    id(tp)
+    for tp in (
+        *DATA_TYPES,
+        type(None),
+        type,
+        types.FunctionType,
+        types.BuiltinFunctionType,
+        types.MethodType,
+        types.ModuleType,
+        types.MethodDescriptorType,
+        types.WrapperDescriptorType,
+        types.MethodWrapperType,
+    )
+)
+
+
+# `type`'s own descriptors: read a class's flags and module without its metaclass's hooks.
+_TYPE_FLAGS = vars(type)["__flags__"]
+_TYPE_MODULE = vars(type)["__module__"]
+_HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class defined by a class statement
+
+
+def lookup_runs_user_code(obj: Any) -> bool:
+    """Could reading an attribute of `obj` (`__name__`, `__class__` for isinstance) run user code?
+
+    True when a user-defined class of its type's MRO (for a class: its metaclass's MRO)
+    defines `__getattr__` or `__getattribute__`, or a dunder-named descriptor that computes
+    (a `__class__` or `__name__` property). Read through `type`'s own slots only.
+    """
+    tp = type(obj)
+    if id(tp) in _PLAIN_IDS:
+        return False
+    try:
+        mro = type.__getattribute__(tp, "__mro__")
+    except Exception:
+        return True
+    for klass in mro:
+        try:
+            namespace = type.__getattribute__(klass, "__dict__")
+        except Exception:
+            return True
+        if not _TYPE_FLAGS.__get__(klass) & _HEAP_TYPE:
+            continue  # a C type: its slots and descriptors are compiled code, not the user's
+        module = _TYPE_MODULE.__get__(klass)
+        if isinstance(module, str) and module.split(".", 1)[0] in LIBRARY_ROOTS:
+            continue
+        for name in _LOOKUP_HOOKS:
+            if name in namespace:
+                return True
+        for name, member in namespace.items():
+            if not (name.startswith("__") and name.endswith("__")):
+                continue
+            if isinstance(member, _INERT_DESCRIPTORS):
+                continue
+            if any("__get__" in vars(base) for base in type(member).__mro__):
+                return True
+    return False
+
+
+def is_user_instance(obj: Any) -> bool:
+    """An instance of a class defined outside the libraries (its dunders are user code)."""
+    if id(type(obj)) in _PLAIN_IDS or isinstance(obj, (type, types.ModuleType)):
+        return False
+    if isinstance(obj, (types.FunctionType, types.BuiltinFunctionType, types.MethodType)):
+        return False
+    return not is_library_type(type(obj))
+
+
+def prefilter_allowed(namespace: Dict[str, Any], source: str) -> bool:
+    """May IPython's prefilter see this cell? For a one-line cell it looks up the first name
+    in the namespace (isinstance on it, getattr along `a.b`): user code for hooked objects."""
+    match = _LEADING_NAME.match(source)
+    if match is None or match.group(1) not in namespace:
+        return True
+    obj = namespace[match.group(1)]
+    if lookup_runs_user_code(obj):
+        return False
+    return not (match.group(2) and is_user_instance(obj))
+
+
+_LEADING_NAME = re.compile(r"\s*([A-Za-z_]\w*)\s*(\.)?")
+
+
 def is_safe_callable(obj: Any) -> bool:
     """May library code be handed `obj` to call (a key, a mapper, a dtype)?"""
+    if lookup_runs_user_code(obj):
+        return False
     if isinstance(obj, type):
         return _safe_type(obj)
     if isinstance(obj, types.BuiltinFunctionType):
@@ -140,6 +250,8 @@ def _data_only(obj: Any, depth: int, budget: List[int]) -> bool:
     tp = type(obj)
     if tp in (int, float, complex, bool, str, bytes, type(None), range, slice):
         return True
+    if lookup_runs_user_code(obj):
+        return False
     if callable(obj) and not _is_data_object(obj):
         return is_safe_callable(obj)
     if tp in (list, tuple, set, frozenset):
@@ -153,6 +265,8 @@ def _data_only(obj: Any, depth: int, budget: List[int]) -> bool:
             _data_only(k, depth + 1, budget) and _data_only(v, depth + 1, budget)
             for k, v in obj.items()
         )
+    if is_user_instance(obj):
+        return False  # its __eq__, __lt__, __hash__, __len__ ... are user code
     return _object_array_is_data(obj)
 
 
@@ -197,6 +311,11 @@ def result_too_large(func: Any, args: List[Any], kwargs: Dict[str, Any]) -> bool
         for value in args:
             total *= max(1, _size(value))
         return total > MAX_RESULT_ELEMENTS
+    if name in MATRIX_PRODUCTS and len(args) >= 2:
+        return _array_operator_too_costly("MatMult", args[0], args[1])
+    np = loaded("numpy")
+    if np is not None and isinstance(func, np.ufunc) and func.nin == 2 and len(args) >= 2:
+        return _array_operator_too_costly("Add", args[0], args[1])  # elementwise: broadcast
     if name in ITERATING_BUILTINS and getattr(builtins, name, None) is func:
         return any(_size(value) > MAX_RESULT_ELEMENTS for value in args)
     if name == "pow" and len(args) >= 2:
@@ -207,7 +326,9 @@ def result_too_large(func: Any, args: List[Any], kwargs: Dict[str, Any]) -> bool
 
 
 def binop_too_large(op: str, left: Any, right: Any) -> bool:
-    """Would `left <op> right` build a huge integer, string or sequence?"""
+    """Would `left <op> right` build a huge integer, string, sequence or array, or take long?"""
+    if _array_operator_too_costly(op, left, right):
+        return True
     if op == "Pow":
         return _power_too_large(left, right)
     if op == "LShift":
@@ -219,6 +340,55 @@ def binop_too_large(op: str, left: Any, right: Any) -> bool:
         if isinstance(left, int) and isinstance(right, int):
             return left.bit_length() + right.bit_length() > MAX_INT_BITS
     return False
+
+
+def _array_operator_too_costly(op: str, left: Any, right: Any) -> bool:
+    """An operator on arrays or tensors whose result or work exceeds the bounds.
+
+    Only when the shapes fit: a mismatch raises before any work, and is what gets reported.
+    """
+    a, b = _shape(left), _shape(right)
+    if a is None and b is None:
+        return False
+    a, b = a or (), b or ()
+    if op == "MatMult":
+        if len(a) < 1 or len(b) < 1 or a[-1] != (b[-2] if len(b) >= 2 else b[0]):
+            return False
+        rows = a[-2] if len(a) >= 2 else 1
+        columns = b[-1] if len(b) >= 2 else 1
+        work = max(_product(a) * columns, _product(b) * rows)
+        return work > MAX_MATMUL_WORK or _product(a[:-1]) * columns > MAX_RESULT_ELEMENTS
+    broadcast = _broadcast(a, b)
+    return broadcast is not None and _product(broadcast) > MAX_RESULT_ELEMENTS
+
+
+def _shape(value: Any) -> Optional[Tuple[int, ...]]:
+    """The shape of a library array, tensor or frame that holds real data (None otherwise)."""
+    if not is_library_type(type(value)) or getattr(value, "is_meta", False) is True:
+        return None  # a meta tensor computes shapes only, at no cost
+    shape = getattr(value, "shape", None)
+    if isinstance(shape, tuple) and all(type(d) is int for d in shape):
+        return tuple(shape)
+    return None
+
+
+def _broadcast(a: Tuple[int, ...], b: Tuple[int, ...]) -> Optional[Tuple[int, ...]]:
+    """numpy's broadcast of two shapes, or None when they do not broadcast."""
+    out = []
+    for index in range(1, max(len(a), len(b)) + 1):
+        x = a[-index] if index <= len(a) else 1
+        y = b[-index] if index <= len(b) else 1
+        if x != y and 1 not in (x, y):
+            return None
+        out.append(max(x, y))
+    return tuple(reversed(out))
+
+
+def _product(shape: Tuple[int, ...]) -> int:
+    total = 1
+    for dim in shape:
+        total *= max(1, dim)
+    return total
 
 
 def _power_too_large(base: Any, exponent: Any) -> bool:
@@ -266,10 +436,25 @@ def _size(value: Any) -> int:
 
 def call_allowed(func: Any, args: List[Any], kwargs: Dict[str, Any]) -> Optional[str]:
     """None when the checker may make this call; else why not (for the log)."""
-    if not arguments_allowed(list(args) + list(kwargs.values())):
+    if lookup_runs_user_code(func):
+        return "a callable whose attribute lookups run user code"
+    receiver = _bound_receiver(func)
+    inputs = list(args) + list(kwargs.values())
+    if receiver is not None:
+        inputs.append(receiver)
+    if not arguments_allowed(inputs):
         return "a callable argument that is not on the allowlist"
     if writes_into_arguments(func, args, kwargs):
         return "the call writes into an argument"
     if result_too_large(func, args, kwargs):
         return "the result would exceed the size bound"
+    return None
+
+
+def _bound_receiver(func: Any) -> Any:
+    """The object a builtin or Python bound method works on (None for plain functions)."""
+    if isinstance(func, (types.BuiltinMethodType, types.MethodWrapperType, types.MethodType)):
+        owner = func.__self__
+        if owner is not None and not isinstance(owner, types.ModuleType):
+            return owner
     return None

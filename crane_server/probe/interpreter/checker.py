@@ -296,7 +296,8 @@ class Checker:
             root = root.parent
         key = id(value)
         if key not in root.wrapped:
-            root.wrapped[key] = from_namespace(value)
+            opaque = gate.lookup_runs_user_code(value)
+            root.wrapped[key] = UNKNOWN if opaque else from_namespace(value)
         return root.wrapped[key]
 
     def bind(self, name: str, value: Any) -> None:
@@ -681,7 +682,10 @@ class Checker:
                 if isinstance(child, ast.expr):
                     self.eval(child)
             return UNKNOWN
-        return handler(node)
+        value = handler(node)
+        if isinstance(value, Val) and gate.lookup_runs_user_code(value.obj):
+            return UNKNOWN  # even isinstance() on it would run the user's code
+        return value
 
     def expr_Constant(self, node: ast.Constant) -> Any:
         return Val(node.value, origin="literal")
@@ -1308,7 +1312,14 @@ def prepare_source(source: str) -> Tuple[str, int]:
     shell = ipython.get_ipython() if ipython is not None else None
     if shell is not None:
         try:
-            source = shell.transform_cell(source)
+            if gate.prefilter_allowed(shell.user_ns, source):
+                source = shell.transform_cell(source)
+            else:  # the static transforms only: no namespace lookup of the cell's first name
+                lines = shell.input_transformer_manager.transform_cell(source)
+                parts = lines.splitlines(keepends=True)
+                for transform in shell.input_transformers_post:
+                    parts = transform(parts)
+                source = "".join(parts)
         except Exception:
             pass
     return source, offset
