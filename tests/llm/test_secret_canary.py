@@ -22,7 +22,7 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
-from crane_server import magic
+from crane_server.jupyter import magic
 from crane_server.llm.redact import RedactingFilter, redact
 from tests.checker.test_check_command import notebook
 from tests.eval.dataset import undefined_name_case
