@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import socket
 from typing import Any
 
 from jupyter_client.session import Session
@@ -45,6 +46,7 @@ from crane_server.protocol.jupyter_sessions import KERNEL_CLIENT_USERNAME
 log = logging.getLogger(__name__)
 
 MAX_FRAME = 64 * 1024 * 1024  # a probe reply with large buffers stays well under this
+_TCP_QUICKACK: int = getattr(socket, "TCP_QUICKACK", 0)  # 0 where the OS has none
 LIVENESS_CHECK_S = 2.0  # a request unanswered this long makes the router ask the server
 
 
@@ -72,12 +74,14 @@ class WebSocketRouter:
         self._timeout = timeout
         self._reconnect_for = reconnect_for
         self._ws: ClientConnection | None = None
+        self._socket: Any = None  # for TCP_QUICKACK (Linux only)
         self._connected = asyncio.Event()
         self._pending: dict[str, asyncio.Future[Message]] = {}
         self._outbox: asyncio.Queue[tuple[str, Message]] = asyncio.Queue()
         self._tasks: list[asyncio.Task[None]] = []
         self._gone: KernelError | None = None  # set once the router cannot come back
         self._rest: ServerClient | None = None  # for liveness checks, made on first need
+        self._final = False  # the last handshake was refused for good (401/403/404)
         self._closed = False
 
     @property
@@ -107,8 +111,10 @@ class WebSocketRouter:
         except InvalidStatus as exc:
             status = exc.response.status_code
             if status in (401, 403):
+                self._final = True
                 raise refused(self.endpoint, status) from exc
             if status == 404:
+                self._final = True
                 raise KernelNotFound(f"no {self.where}") from exc
             raise KernelNotFound(f"the websocket of {self.where} got HTTP {status}") from exc
         except TimeoutError as exc:
@@ -119,6 +125,10 @@ class WebSocketRouter:
             reason = " ".join(str(exc).split()) or type(exc).__name__
             raise KernelNotFound(f"cannot open the websocket of {self.where}: {reason}") from exc
         self.negotiated = self._ws.subprotocol
+        # asyncio hands out a TransportSocket wrapper: it has setsockopt, not the socket type.
+        sock = self._ws.transport.get_extra_info("socket") if _TCP_QUICKACK else None
+        self._socket = sock if hasattr(sock, "setsockopt") else None
+        self._quickack()
         self._connected.set()
 
     def start(self) -> None:
@@ -290,8 +300,8 @@ class WebSocketRouter:
                 await self.connect()
             except KernelNotFound as exc:
                 error = exc
-                if "refused the token" in str(exc) or str(exc).startswith("no kernel"):
-                    break  # it will not come back
+                if self._final:
+                    break  # a refused token or a kernel the server no longer has
             except KernelTimeout as exc:
                 error = exc
             else:
@@ -300,7 +310,16 @@ class WebSocketRouter:
         self._give_up(KernelNotFound(f"lost the websocket of {self.where}: {error}"))
         return False
 
+    def _quickack(self) -> None:
+        """Acknowledge at once (Linux): Jupyter Server writes each kernel message as its own
+        small frame without TCP_NODELAY, so each waits for our ACK, which Linux delays by up
+        to 40 ms: measured, a control request took 44 ms instead of 3.6 ms."""
+        if self._socket is not None:
+            with contextlib.suppress(OSError):
+                self._socket.setsockopt(socket.IPPROTO_TCP, _TCP_QUICKACK, 1)
+
     def _dispatch(self, frame: str | bytes) -> None:
+        self._quickack()  # quick-ACK mode does not stick: renewed after every frame
         try:
             if isinstance(frame, bytes) and self.negotiated == V1_PROTOCOL:
                 channel, message = decode_v1(frame)

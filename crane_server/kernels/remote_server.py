@@ -9,6 +9,7 @@ carries it.
 from __future__ import annotations
 
 import os
+import re
 import ssl
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit, urlunsplit
@@ -19,6 +20,8 @@ import msgspec
 from crane_server.errors import KernelNotFound, KernelTimeout, SettingsError
 
 TOKEN_ENV = "CRANE_JUPYTER_TOKEN"
+# Kernel ids are UUIDs; anything else that could change the URL's path is refused.
+_KERNEL_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}")
 
 
 class RemoteKernel(msgspec.Struct, kw_only=True, omit_defaults=True):
@@ -154,6 +157,8 @@ class ServerClient:
 
     async def kernel(self, kernel_id: str) -> dict[str, Any]:
         """`GET /api/kernels/{id}`; KernelNotFound naming the id when the server has no such kernel."""
+        if not _KERNEL_ID.fullmatch(kernel_id) or ".." in kernel_id:
+            raise SettingsError(f"not a kernel id: {kernel_id!r}")
         try:
             model = await self.get_json(f"api/kernels/{kernel_id}")
         except KernelNotFound as exc:
