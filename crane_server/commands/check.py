@@ -150,8 +150,7 @@ async def _check_attached(args: argparse.Namespace) -> tuple[CheckResult, str]:
     source, index, cells = _read_target(args)
     # A kernel answers in milliseconds; --timeout only shortens the wait for a dead one.
     if args.remote:
-        # A server adds a hop (REST, then the websocket): up to 10 s to reach the kernel.
-        session = await attach_remote(args, timeout=min(10.0, args.timeout))
+        session = await attach_remote(args, timeout=min(5.0, args.timeout))
     else:
         session = await KernelSession.attach(args.connection_file, timeout=min(5.0, args.timeout))
     try:

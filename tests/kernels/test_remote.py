@@ -23,7 +23,7 @@ from jupyter_server.services.kernels.connection.base import (
 
 from crane_server.cli import main
 from crane_server.errors import KernelNotFound
-from crane_server.kernels.events import KernelRestarted
+from crane_server.kernels.events import ExecutionStarted, KernelRestarted
 from crane_server.kernels.remote_framing import V1_PROTOCOL, decode_v1, encode_v1
 from crane_server.kernels.session import KernelSession
 from tests.kernels.conftest import EventQueue, free_ports
@@ -459,3 +459,33 @@ def test_a_kernel_id_that_is_not_one_is_refused(
     code, _, err = _cli(capsys, *argv, "x")
     assert code == 2
     assert "not a kernel id" in err or "--server needs --kernel" in err
+
+
+def test_a_busy_remote_kernel_gets_the_static_check_without_waiting(
+    server: Server, kernel: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    cell = tmp_path / "cell.py"
+    cell.write_text("print(undefined_name)\n")
+    argv = ["check", "--server", server.url, "--kernel", kernel, "--token", TOKEN, "--json"]
+
+    async def scenario() -> tuple[int, str, str, float]:
+        user = await KernelSession.attach_remote(server.url, kernel, token=TOKEN, timeout=30)
+        try:
+            running = asyncio.ensure_future(user.execute("import time; time.sleep(9)", timeout=30))
+            events = EventQueue(user)
+            await events.next(ExecutionStarted, timeout=10)
+            started = time.monotonic()
+            result = await asyncio.to_thread(_cli, capsys, *argv, str(cell))
+            elapsed = time.monotonic() - started
+            assert (await running).status == "ok"
+            return (*result, elapsed)
+        finally:
+            await user.close()
+
+    code, out, err, elapsed = asyncio.run(scenario())
+    result = json.loads(out)
+    assert result["engine"] == "static" and result["partial"] is True, (result, err)
+    assert code == 1 and result["findings"][0]["exception"] == "NameError"
+    # Answered while the cell still ran: the attach gives the shell 5 s (a loaded machine
+    # answers late, and an idle kernel must not be called busy), then the static check.
+    assert elapsed < 8
