@@ -22,7 +22,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--runtime-dir", type=Path, default=None, help="Jupyter runtime dir (default: Jupyter's)"
     )
     parser.add_argument(
-        "--timeout", type=float, default=1.0, help="seconds to wait for each kernel (default 1)"
+        "--timeout",
+        type=float,
+        default=None,
+        help="seconds to wait for each kernel (default 1; with --server, for the server: 5)",
     )
     add_server_arguments(parser, kernel=False)
 
@@ -31,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
     if wants_server(args, None):
         return _run_remote(args)
     runtime_dir: Path = args.runtime_dir or default_runtime_dir()
-    records = asyncio.run(discover_kernels(runtime_dir, timeout=args.timeout))
+    records = asyncio.run(discover_kernels(runtime_dir, timeout=args.timeout or 1.0))
     if args.json:
         sys.stdout.write(msgspec.json.encode(records).decode() + "\n")
     else:
@@ -79,8 +82,7 @@ def _one_line(text: str) -> str:
 def _run_remote(args: argparse.Namespace) -> int:
     """The kernels of one Jupyter Server, from its REST API (nothing is sent to the kernels)."""
     endpoint = ServerEndpoint.parse(args.server, args.token)
-    # The local --timeout default (1 s) is for kernels on this machine; a server gets 5 s.
-    timeout = max(args.timeout, 5.0) if args.timeout == 1.0 else args.timeout
+    timeout = args.timeout or 5.0
 
     async def listing() -> list[RemoteKernel]:
         async with ServerClient(endpoint, timeout=timeout) as client:

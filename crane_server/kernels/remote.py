@@ -163,8 +163,8 @@ class WebSocketRouter:
     def send(self, channel: str, message: Message) -> asyncio.Future[Message]:
         """Queue for sending and return the future of its reply (on the same channel)."""
         future: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
-        if self._gone is not None:
-            future.set_exception(self._gone)
+        if self._gone is not None or self._closed:
+            future.set_exception(self._gone or KernelNotFound(f"detached from the {self.where}"))
             return future
         self._pending[message["header"]["msg_id"]] = future
         self._outbox.put_nowait((channel, message))
@@ -284,6 +284,8 @@ class WebSocketRouter:
                     + "; the reply is lost"
                 )
             )
+            while not self._outbox.empty():  # their callers were just told: never send them
+                self._outbox.get_nowait()
             if not await self._reconnect():
                 return
 
