@@ -402,16 +402,14 @@ def _power_too_large(base: Any, exponent: Any) -> bool:
 def _int_product(values: List[Any]) -> int:
     """Product of the integers among `values` (tuples and lists of integers multiplied out)."""
     total = 1
-    for value in values:
-        if isinstance(value, bool):
-            continue
-        if isinstance(value, int):
+    for value in values:  # exact types only: isinstance would read a user `__class__`
+        if type(value) is int:
             total *= max(1, abs(value))
-        elif isinstance(value, float) and value == value and abs(value) != float("inf"):
+        elif type(value) is float and value == value and abs(value) != float("inf"):
             total *= max(1, int(abs(value)))
-        elif isinstance(value, (tuple, list)) and len(value) <= 64:
+        elif type(value) in (tuple, list) and len(value) <= 64:
             for item in value:
-                if isinstance(item, int) and not isinstance(item, bool):
+                if type(item) is int:
                     total *= max(1, abs(item))
     return total
 

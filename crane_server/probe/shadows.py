@@ -83,7 +83,8 @@ def _plain_objects(np: Any, array: Any) -> bool:
     for item in array.reshape(-1).tolist():
         if type(item) in PLAIN_SCALARS:
             continue
-        if not (isinstance(item, library_values) and is_library_type(type(item))):
+        # issubclass on the exact type: isinstance would read a user `__class__`
+        if not (issubclass(type(item), library_values) and is_library_type(type(item))):
             return False
     return True
 

@@ -310,7 +310,7 @@ def holds_user_objects(obj: Any) -> bool:
         return True
     plain = (int, float, str, bool, bytes, type(None))
     for item in items:
-        if type(item) in plain or (np is not None and isinstance(item, np.generic)):
+        if type(item) in plain or (np is not None and issubclass(type(item), np.generic)):
             continue
         if not is_library_object(item):
             return True

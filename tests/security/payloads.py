@@ -123,6 +123,15 @@ class Meta(type):
 class Shape(metaclass=Meta):
     pass
 
+# Library containers holding them (object dtype).
+tser = pd.Series([plain, plain], dtype=object)
+tsly = pd.Series([sly, trap], dtype=object)
+tdf = pd.DataFrame({{"o": [plain, plain], "n": [1, 2]}})
+tarr = np.empty(2, dtype=object)  # np.array([...]) would call their __array__
+tarr[0], tarr[1] = plain, plain
+tarr_sly = np.empty(2, dtype=object)
+tarr_sly[0], tarr_sly[1] = sly, trap
+
 box = [trap, sly, plain]
 cabinet = {{"k": trap, "s": sly, "p": plain}}
 """
@@ -291,6 +300,44 @@ class Reduce:
         return (self.func, self.args)
 
 
+# Operations on library containers (object dtype) whose elements' dunders act.
+HOLDERS = {"series": "tser", "series-sly": "tsly", "array": "tarr", "array-sly": "tarr_sly"}
+HOLDER_CELLS: dict[str, str] = {
+    "sort": "{H}.sort_values() if hasattr({H}, 'sort_values') else np.sort({H})",
+    "np-sort": "np.sort({H})",
+    "sorted": "sorted({H})",
+    "unique": "pd.unique({H})",
+    "eq": "{H} == 1",
+    "add": "{H} + 1",
+    "sum": "{H}.sum()",
+    "max": "{H}.max()",
+    "str": "str({H})",
+    "repr": "repr({H})",
+    "astype-str": "{H}.astype(str)",
+    "tolist-sorted": "sorted({H}.tolist())",
+    "isin": "pd.Series({H}).isin([1])",
+    "value-counts": "pd.Series({H}).value_counts()",
+    "describe": "pd.Series({H}).describe()",
+    "frame": "pd.DataFrame({{'o': {H}}}).sort_values('o')",
+    "argsort": "np.argsort({H})",
+    "set": "set({H})",
+    "in": "1 in {H}",
+    "deepcopy": "__import__('copy').deepcopy({H})",
+}
+FRAME_CELLS: dict[str, str] = {
+    "frame-sort": "tdf.sort_values('o')",
+    "frame-groupby": "tdf.groupby('o').size()",
+    "frame-drop-duplicates": "tdf.drop_duplicates()",
+    "frame-eq": "tdf == 1",
+    "frame-describe": "tdf.describe(include='all')",
+    "frame-str": "str(tdf)",
+    "frame-column-max": "tdf['o'].max()",
+    "frame-merge": "tdf.merge(tdf, on='o')",
+    "frame-pivot": "tdf.pivot_table(index='o', values='n')",
+    "frame-set-index": "tdf.set_index('o').sort_index()",
+}
+
+
 def evil_pickle(sandbox: str) -> bytes:
     """A pickle whose loading creates the marker file (through os.system)."""
     return pickle.dumps(Reduce(os.system, ("touch " + os.path.join(sandbox, "mark"),)))
@@ -420,6 +467,11 @@ def all_payloads(sandbox: str) -> list[tuple[str, str]]:
     for trap, expression in TRAPS.items():
         for name, template in TRAP_CELLS.items():
             out.append((f"trap-{trap}-{name}", template.format(T=expression)))
+    for holder, expression in HOLDERS.items():
+        for name, template in HOLDER_CELLS.items():
+            out.append((f"trap-holder-{holder}-{name}", template.format(H=expression)))
+    for name, cell in FRAME_CELLS.items():
+        out.append((f"trap-holder-{name}", cell))
     for name, cell in pickle_cells(sandbox).items():
         out.append((name, cell))
     for name, cell in DIRECT_CELLS.items():
