@@ -24,6 +24,10 @@ TOKEN_ENV = "CRANE_JUPYTER_TOKEN"
 _KERNEL_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}")
 
 
+class NotOnServer(KernelNotFound):
+    """The server answered 404 for a path (a kernel id it does not have, an API it lacks)."""
+
+
 class RemoteKernel(msgspec.Struct, kw_only=True, omit_defaults=True):
     """One kernel of a Jupyter Server, as `crane-server kernels --server URL --json` lists it."""
 
@@ -143,7 +147,7 @@ class ServerClient:
         if response.status_code in (401, 403):
             raise refused(self.endpoint, response.status_code)
         if response.status_code == 404:
-            raise KernelNotFound(f"not found on the Jupyter server at {where}: /{path}")
+            raise NotOnServer(f"not found on the Jupyter server at {where}: /{path}")
         if response.status_code >= 400:
             raise KernelNotFound(
                 f"the Jupyter server at {where} answered HTTP {response.status_code} for /{path}"
@@ -161,12 +165,10 @@ class ServerClient:
             raise SettingsError(f"not a kernel id: {kernel_id!r}")
         try:
             model = await self.get_json(f"api/kernels/{kernel_id}")
-        except KernelNotFound as exc:
-            if str(exc).startswith("not found"):
-                raise KernelNotFound(
-                    f"no kernel {kernel_id} on the Jupyter server at {self.endpoint.display_url}"
-                ) from exc
-            raise
+        except NotOnServer as exc:
+            raise NotOnServer(
+                f"no kernel {kernel_id} on the Jupyter server at {self.endpoint.display_url}"
+            ) from exc
         if not isinstance(model, dict):
             raise KernelNotFound(f"unreadable kernel model for {kernel_id}")
         return model
@@ -174,7 +176,10 @@ class ServerClient:
     async def kernels(self) -> list[RemoteKernel]:
         """Every kernel of the server, with the notebook each serves (from `/api/sessions`)."""
         models = await self.get_json("api/kernels")
-        sessions = await self.get_json("api/sessions")
+        try:
+            sessions = await self.get_json("api/sessions")
+        except NotOnServer:
+            sessions = []  # a gateway without sessions: kernels have no notebook path
         paths: dict[str, str] = {}
         for item in sessions if isinstance(sessions, list) else []:
             kernel = item.get("kernel") if isinstance(item, dict) else None
