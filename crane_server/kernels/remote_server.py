@@ -8,6 +8,7 @@ carries it.
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import ssl
@@ -19,6 +20,8 @@ import msgspec
 
 from crane_server.errors import KernelNotFound, KernelTimeout, SettingsError
 
+log = logging.getLogger(__name__)
+
 TOKEN_ENV = "CRANE_JUPYTER_TOKEN"
 # Kernel ids are UUIDs; anything else that could change the URL's path is refused.
 _KERNEL_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}")
@@ -26,6 +29,10 @@ _KERNEL_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}")
 
 class NotOnServer(KernelNotFound):
     """The server answered 404 for a path (a kernel id it does not have, an API it lacks)."""
+
+
+class Refused(KernelNotFound):
+    """The server answered 401 or 403."""
 
 
 class RemoteKernel(msgspec.Struct, kw_only=True, omit_defaults=True):
@@ -145,7 +152,7 @@ class ServerClient:
             reason = " ".join(str(exc).split()) or type(exc).__name__
             raise KernelNotFound(f"cannot reach the Jupyter server at {where}: {reason}") from exc
         if response.status_code in (401, 403):
-            raise refused(self.endpoint, response.status_code)
+            raise Refused(str(refused(self.endpoint, response.status_code)))
         if response.status_code == 404:
             raise NotOnServer(f"not found on the Jupyter server at {where}: /{path}")
         if response.status_code >= 400:
@@ -173,13 +180,32 @@ class ServerClient:
             raise KernelNotFound(f"unreadable kernel model for {kernel_id}")
         return model
 
+    async def _explain_refused_listing(self) -> None:
+        """A token that the kernelspecs API takes is fine: the server does not list kernels."""
+        try:
+            await self.get_json("api/kernelspecs")
+        except KernelNotFound:
+            return
+        raise Refused(
+            f"the server at {self.endpoint.display_url} takes the token but does not list its "
+            "kernels (Enterprise Gateway lists them only with "
+            "--EnterpriseGatewayApp.list_kernels=True); give the kernel id with --kernel"
+        )
+
     async def kernels(self) -> list[RemoteKernel]:
         """Every kernel of the server, with the notebook each serves (from `/api/sessions`)."""
-        models = await self.get_json("api/kernels")
+        try:
+            models = await self.get_json("api/kernels")
+        except Refused:
+            await self._explain_refused_listing()
+            raise
         try:
             sessions = await self.get_json("api/sessions")
-        except NotOnServer:
-            sessions = []  # a gateway without sessions: kernels have no notebook path
+        except KernelNotFound as exc:
+            # /api/kernels took the same token: a 403/404 here is a server without the
+            # sessions API (Enterprise Gateway answers 403), so no notebook paths.
+            log.debug("no sessions from %s: %s", self.endpoint.display_url, exc)
+            sessions = []
         paths: dict[str, str] = {}
         for item in sessions if isinstance(sessions, list) else []:
             kernel = item.get("kernel") if isinstance(item, dict) else None

@@ -489,3 +489,66 @@ def test_a_busy_remote_kernel_gets_the_static_check_without_waiting(
     # Answered while the cell still ran: the attach gives the shell 5 s (a loaded machine
     # answers late, and an idle kernel must not be called busy), then the static check.
     assert elapsed < 8
+
+
+# Jupyter Enterprise Gateway 3.3 pins jupyter_client 6 and jupyter_server 1: it cannot share
+# this environment, so it is tested when CRANE_TEST_EG_PYTHON names a Python that has it
+# (python -m venv eg && eg/bin/pip install jupyter_enterprise_gateway).
+EG_PYTHON = os.environ.get("CRANE_TEST_EG_PYTHON")
+
+
+@pytest.mark.skipif(not EG_PYTHON, reason="CRANE_TEST_EG_PYTHON (a Python with EG) not set")
+def test_enterprise_gateway(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert EG_PYTHON is not None
+    spec = tmp_path / "kernels" / "crane-py"
+    spec.mkdir(parents=True)
+    argv = [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
+    (spec / "kernel.json").write_text(json.dumps({"argv": argv, "display_name": "crane-py"}))
+    (port,) = free_ports(1)
+    env = {**os.environ, "JUPYTER_PATH": str(tmp_path), "JUPYTER_RUNTIME_DIR": str(tmp_path)}
+    gateway_bin = Path(EG_PYTHON).parent / "jupyter-enterprisegateway"
+    command = [
+        str(gateway_bin), "--ip=127.0.0.1", f"--port={port}",
+        f"--EnterpriseGatewayApp.auth_token={TOKEN}", "--EnterpriseGatewayApp.list_kernels=True",
+    ]  # fmt: skip
+    process = subprocess.Popen(
+        command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    gateway = Server(f"http://127.0.0.1:{port}/", process)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            assert process.poll() is None, "Enterprise Gateway exited"
+            try:
+                if gateway.api("GET", "api/kernelspecs").status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            assert time.monotonic() < deadline, "Enterprise Gateway did not start in 30 s"
+            time.sleep(0.1)
+        body = {"name": "crane-py", "env": {"KERNEL_USERNAME": "crane"}}  # EG refuses root
+        response = gateway.api("POST", "api/kernels", json=body)
+        assert response.status_code == 201, response.text
+        kernel_id = response.json()["id"]
+        asyncio.run(_execute(gateway.url, kernel_id, SETUP))
+
+        code, out, err = _cli(capsys, "kernels", "--server", gateway.url, "--token", TOKEN)
+        assert code == 0 and kernel_id in out, err  # no sessions API: no notebook column
+        remote = ["--server", gateway.url, "--kernel", kernel_id, "--token", TOKEN]
+        code, out, err = _cli(capsys, "inspect", *remote, "df")
+        assert code == 0 and "columns=[price, qty]" in out, err
+        cell = tmp_path / "cell.py"
+        cell.write_text("df['prices']\n")
+        code, out, err = _cli(capsys, "check", *remote, str(cell))
+        assert code == 1 and "pandas-missing-column" in out, err
+        code, _, err = _cli(capsys, "kernels", "--server", gateway.url, "--token", "wrong")
+        assert code == 2 and "refused the token (HTTP 401)" in err
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=15)
