@@ -9,7 +9,7 @@ import os
 import socket
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from crane_server.errors import (
     KernelBusy,
@@ -50,9 +50,6 @@ from crane_server.protocol import NameInventory
 log = logging.getLogger(__name__)
 
 Listener = Callable[[KernelEvent], None]
-
-if TYPE_CHECKING:
-    from crane_server.kernels.remote import WebSocketRouter
 
 
 class Router(Protocol):
@@ -212,7 +209,11 @@ class KernelSession:
         except KernelTimeout as exc:
             raise KernelTimeout(
                 f"no answer from {self.location} within {timeout:g} s "
-                "(the kernel is dead, hung, or the key is wrong)"
+                + (
+                    "(the kernel is dead or hung)"
+                    if self.server_url
+                    else "(the kernel is dead, hung, or the key is wrong)"
+                )
             ) from exc
         # The shell answers only when no cell runs: that tells idle from busy.
         message = self._router.new_message(*BOOKKEEPING_REQUEST)
