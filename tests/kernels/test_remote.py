@@ -492,16 +492,17 @@ def test_a_busy_remote_kernel_gets_the_static_check_without_waiting(
 
 
 # Jupyter Enterprise Gateway 3.3 pins jupyter_client 6 and jupyter_server 1: it cannot share
-# this environment, so it is tested when CRANE_TEST_EG_PYTHON names a Python that has it
-# (python -m venv eg && eg/bin/pip install jupyter_enterprise_gateway).
-EG_PYTHON = os.environ.get("CRANE_TEST_EG_PYTHON")
+# this environment, so scripts/install-dev installs it in its own `.eg-venv` (or
+# CRANE_TEST_EG_PYTHON names another Python that has it).
+EG_PYTHON = os.environ.get("CRANE_TEST_EG_PYTHON") or str(
+    Path(__file__).resolve().parents[2] / ".eg-venv" / "bin" / "python"
+)
 
 
-@pytest.mark.skipif(not EG_PYTHON, reason="CRANE_TEST_EG_PYTHON (a Python with EG) not set")
 def test_enterprise_gateway(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    assert EG_PYTHON is not None
+    assert Path(EG_PYTHON).is_file(), f"{EG_PYTHON} missing: run scripts/install-dev"
     spec = tmp_path / "kernels" / "crane-py"
     spec.mkdir(parents=True)
     argv = [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
