@@ -237,6 +237,117 @@ def _pure_library_function(obj: Any) -> bool:
         return False
 
 
+# Libraries whose functions and callable objects the rules may pass on to library code.
+DATA_ROOTS = frozenset(
+    """numpy pandas torch sklearn scipy statsmodels tensorflow keras tf_keras xgboost lightgbm
+    matplotlib seaborn PIL cv2 math""".split()
+)
+# Name parts of library functions that act on files, the screen or the outside world.
+ACTING_WORDS = (
+    "save",
+    "load",
+    "read",
+    "write",
+    "dump",
+    "open",
+    "show",
+    "print",
+    "export",
+    "download",
+    "system",
+    "remove",
+    "to_",
+    "imsave",
+    "imwrite",
+)
+
+
+def rule_inputs_allowed(objects: Iterable[Any]) -> bool:
+    """May rules, which call library code on their inputs, see these values?
+
+    Data of any kind passes; callables (also inside lists, tuples and dicts) pass only when
+    library code calling them runs nothing that acts: the allowlist, data-library functions
+    and callable objects whose names do no I/O, pure methods of library data, and the
+    checker's own placeholders for lambdas and cell functions. Never `input`, `os.system`,
+    `time.sleep`, `print`, a bound `list.append`, a user class, or anything unknown.
+    """
+    budget = [MAX_ITEMS]
+    return all(_rule_input(obj, 0, budget) for obj in objects)
+
+
+def _rule_input(obj: Any, depth: int, budget: List[int]) -> bool:
+    budget[0] -= 1
+    if budget[0] < 0:
+        return False
+    tp = type(obj)
+    if tp in (int, float, complex, bool, str, bytes, type(None), range, slice):
+        return True
+    if lookup_runs_user_code(obj):
+        return False
+    if tp in (list, tuple, set, frozenset, dict):
+        if depth >= MAX_DEPTH or len(obj) > budget[0]:
+            return False
+        items = list(obj.items()) if tp is dict else obj
+        return all(
+            _rule_input(part, depth + 1, budget)
+            for item in items
+            for part in (item if tp is dict else (item,))
+        )
+    if not callable(obj) or _is_data_object(obj):
+        return True
+    if is_safe_callable(obj):
+        return True
+    if isinstance(obj, types.FunctionType):
+        # A user function: the rules never call it (the checker walks it abstractly).
+        return _root(obj) not in LIBRARY_ROOTS or _inert_library_function(obj)
+    if isinstance(obj, type):
+        return _root(obj) in DATA_ROOTS and not _user_metaclass(obj)
+    if isinstance(obj, (types.BuiltinFunctionType, types.MethodType, types.MethodWrapperType)):
+        owner = getattr(obj, "__self__", None)
+        if owner is None or isinstance(owner, types.ModuleType):
+            return _inert_library_function(obj)
+        from .purity import pure_method
+
+        name = getattr(obj, "__name__", "") or ""
+        return is_library_type(type(owner)) and pure_method(owner, name, {})
+    if is_library_type(tp):
+        # A callable library object (a layer, a scorer, a ufunc-like): judged by its class.
+        name = getattr(obj, "__name__", "")
+        return (
+            tp.__module__.split(".", 1)[0] in DATA_ROOTS
+            and not _acting_name(tp.__name__)
+            and tp.__name__ not in NUMPY_CALLERS  # np.vectorize(f) calls f
+            and not (isinstance(name, str) and _acting_name(name))
+        )
+    return type(obj).__module__.startswith("_crane_probe") or _is_placeholder(obj)
+
+
+def _root(obj: Any) -> str:
+    module = getattr(obj, "__module__", None)
+    return module.split(".", 1)[0] if isinstance(module, str) else ""
+
+
+def _inert_library_function(func: Any) -> bool:
+    name = getattr(func, "__name__", "") or ""
+    return _root(func) in DATA_ROOTS and not _acting_name(name)
+
+
+def _acting_name(name: str) -> bool:
+    lowered = name.lower()
+    return any(word in lowered for word in ACTING_WORDS)
+
+
+def _user_metaclass(cls: type) -> bool:
+    return not is_library_type(type(cls))
+
+
+def _is_placeholder(obj: Any) -> bool:
+    """The checker's stand-ins for lambdas, cell functions and dataclass records."""
+    from .values import LibraryRef, RecordValue, UserFunction
+
+    return isinstance(obj, (UserFunction, LibraryRef, RecordValue))
+
+
 def arguments_allowed(objects: Iterable[Any]) -> bool:
     """No argument, nor anything inside one, is a callable that is not on the allowlist."""
     budget = [MAX_ITEMS]

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 # (filled by an audit hook and by a wrapped raw_input) stays empty.
 SETUP = r"""
 import builtins, functools, io, operator, os, pathlib, pickle, shutil, socket, subprocess, sys
-import time, importlib
+import time, importlib, re, collections, itertools, heapq
 import numpy as np
 import pandas as pd
 
@@ -219,6 +219,27 @@ PATHS: dict[str, str] = {
     "kernel-function-relay": "relay({FN}, {DATA}[0])",
     "fstring": "f'{{({FN})({DATA}[0])}}'",
     "str-format-arg": "'{{}}'.format(({FN})({DATA}[0]))",
+    "series-sort-values-key": "pd.Series({DATA}).sort_values(key={FN})",
+    "frame-sort-values-key": "pd.DataFrame({{'c': {DATA}}}).sort_values('c', key={FN})",
+    "frame-assign-callable": "pd.DataFrame({{'c': {DATA}}}).assign(d={FN})",
+    "loc-callable": "pd.Series({DATA}).loc[{FN}]",
+    "iloc-callable": "pd.Series({DATA}).iloc[{FN}]",
+    "frame-getitem-callable": "pd.DataFrame({{'c': {DATA}}})[{FN}]",
+    "series-where-callable": "pd.Series({DATA}).where({FN})",
+    "series-mask-callable": "pd.Series({DATA}).mask({FN})",
+    "series-agg-list": "pd.Series({DATA}).agg([{FN}])",
+    "series-agg-kwarg": "pd.Series({DATA}).aggregate(func={FN})",
+    "frame-agg-dict": "pd.DataFrame({{'c': {DATA}}}).agg({{'c': {FN}}})",
+    "groupby-by-callable": "pd.Series([1], index={DATA}).groupby({FN}).sum()",
+    "series-combine": "pd.Series({DATA}).combine(pd.Series({DATA}), lambda a, b: ({FN})(a))",
+    "str-replace-callable": "pd.Series(['x']).str.replace('x', {FN}, regex=True)",
+    "re-sub-callable": "re.sub('x', {FN}, 'x')",
+    "defaultdict-factory": "collections.defaultdict({FN})['missing']",
+    "itertools-starmap": "list(itertools.starmap({FN}, [(v,) for v in {DATA}]))",
+    "itertools-groupby": "list(itertools.groupby({DATA}, key={FN}))",
+    "heapq-nsmallest": "heapq.nsmallest(1, {DATA}, key={FN})",
+    "cmp-to-key": "sorted({DATA} * 2, key=functools.cmp_to_key(lambda a, b: ({FN})(a) or 0))",
+    "dict-get-default-call": "{{}}.get('k', ({FN})({DATA}[0]))",
 }
 
 # Classes defined in the cell whose dunders do the bad thing, and the operation reaching them.

@@ -134,6 +134,7 @@ def test_summarising_the_armed_objects_has_no_effect(armed: Armed) -> None:
     # The runtime snapshot (hover, the LLM prompt) reads the same objects the payloads use.
     names = ["trap", "sly", "plain", "Shape", "box", "cabinet", "relay", "do_exec", "s", "df"]
     names += ["arr", "EVIL_PICKLE", "_audit", "AUDIT", "Trap", "Sly", "Meta", "ADDR", "CODE"]
+    names += ["tser", "tsly", "tdf", "tarr", "tarr_sly"]
     result, _iopub = run_probe(armed.kernel, "summarise", {"names": names})
     assert "error" not in result, result
     assert armed.effects() == []
