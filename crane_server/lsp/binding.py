@@ -8,6 +8,7 @@ kernel. Every binding carries one sentence saying which kernel and why (or why n
 from __future__ import annotations
 
 import logging
+import os
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
@@ -92,6 +93,11 @@ async def resolve_binding(
     settings: ServerSettings,
 ) -> Binding:
     """Return the kernel for `document`; explicit choices raise when they cannot be met."""
+    if explicit is not None and explicit.server_url and explicit.kernel_id:
+        token = os.environ.get(explicit.token_env or "CRANE_JUPYTER_TOKEN") or None
+        remote = await registry.attach_remote(explicit.server_url, explicit.kernel_id, token)
+        where = f"kernel {explicit.kernel_id} on {remote.server_url or explicit.server_url}"
+        return Binding(remote, "command", f"{where}: attached by command")
     if explicit is not None:
         session = await _explicit(registry, explicit.connection_file, explicit.kernel_id)
         if session is not None:

@@ -6,8 +6,9 @@ import asyncio
 import functools
 import logging
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from pathlib import Path
+from typing import Any
 
 from crane_server.documents import normalise_source
 from crane_server.errors import CraneError, KernelNotFound
@@ -59,12 +60,39 @@ class KernelRegistry:
             pending.add_done_callback(lambda _: self._pending.pop(path, None))
         return await asyncio.shield(pending)
 
-    async def _attach(self, path: Path) -> KernelSession:
+    async def attach_remote(
+        self, server_url: str, kernel_id: str, token: str | None
+    ) -> KernelSession:
+        """The session of kernel `kernel_id` of the Jupyter Server at `server_url`."""
+        key = Path("api/kernels", kernel_id)  # what a remote session names its location
+        session = self._sessions.get(key)
+        if session is not None and session.state != "dead":
+            return session
+        pending = self._pending.get(key)
+        if pending is None:
+            remote = KernelSession.attach_remote(
+                server_url,
+                kernel_id,
+                token=token,
+                timeout=max(self._attach_timeout, 5.0),
+                heartbeat=self.heartbeat,
+            )
+            pending = asyncio.ensure_future(self._attach(key, remote))
+            self._pending[key] = pending
+            pending.add_done_callback(lambda _: self._pending.pop(key, None))
+        return await asyncio.shield(pending)
+
+    async def _attach(
+        self, path: Path, remote: Coroutine[Any, Any, KernelSession] | None = None
+    ) -> KernelSession:
         if path in self._sessions:
             await self._drop(path)
-        session = await KernelSession.attach(
-            path, timeout=self._attach_timeout, heartbeat=self.heartbeat
-        )
+        if remote is not None:
+            session = await remote
+        else:
+            session = await KernelSession.attach(
+                path, timeout=self._attach_timeout, heartbeat=self.heartbeat
+            )
         try:
             executed = await self._history(session)
             unsubscribe = session.subscribe(functools.partial(self._relay, session))

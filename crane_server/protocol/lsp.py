@@ -31,11 +31,18 @@ class KernelStatus(msgspec.Struct, kw_only=True):
 
 
 class AttachKernelArgs(msgspec.Struct, kw_only=True):
-    """`crane.attachKernel` argument: bind `uri` to a kernel (a file wins over an id)."""
+    """`crane.attachKernel` argument: bind `uri` to a kernel (a file wins over an id).
+
+    With `server_url`, `kernel_id` names a kernel of that Jupyter Server (or Enterprise
+    Gateway); its token is read from the server's environment variable `token_env`
+    (default CRANE_JUPYTER_TOKEN) or a `?token=` in the URL, never sent over LSP.
+    """
 
     uri: str
     connection_file: str | None = None
     kernel_id: str | None = None
+    server_url: str | None = None
+    token_env: str | None = None
 
 
 class KernelListEntry(msgspec.Struct, kw_only=True):
