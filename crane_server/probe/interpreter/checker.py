@@ -65,6 +65,8 @@ ARGUMENT_READING_METHODS = frozenset(
     transform inverse_transform summary plot""".split()
 )
 TIME_BUDGET_S = 0.25
+# Time spent while libraries import themselves is added to the budget, up to this much.
+WARM_UP_ALLOWANCE_S = 3.0
 MUTABLE_BUILTINS = (list, dict, set, bytearray)
 # Names IPython or the kernel injects that are not in builtins.
 INJECTED_NAMES = frozenset(
@@ -146,6 +148,9 @@ class Checker:
             self.names_unreliable = True
         self.findings: List[Dict[str, Any]] = []
         self.deadline = time.perf_counter() + TIME_BUDGET_S
+        self.budget_checked = time.perf_counter()
+        self.modules_seen = len(sys.modules)
+        self.warm_up_left = WARM_UP_ALLOWANCE_S
         self.loop_depth = 0
         self.rule_errors: List[str] = []
         self.loop_bound: List[Set[str]] = []  # names bound inside each enclosing loop
@@ -182,6 +187,9 @@ class Checker:
         kid.findings = self.findings
         kid.rule_errors = self.rule_errors
         kid.deadline = self.deadline
+        kid.budget_checked = self.budget_checked
+        kid.modules_seen = self.modules_seen
+        kid.warm_up_left = self.warm_up_left
         kid.tainted = self.tainted
         kid.names_unreliable = self.names_unreliable
         kid.files_unreliable = self.files_unreliable
@@ -346,7 +354,21 @@ class Checker:
     # -------------------------------------------------------------- statements
 
     def check_budget(self) -> None:
-        if time.perf_counter() > self.deadline:
+        """Stop the walk when its time is spent; a library loading itself is not counted.
+
+        The first call into a library often imports its submodules (torch's meta-device
+        decompositions load sympy): time in which modules appeared is warm-up, not walking, and
+        moves the deadline (by at most WARM_UP_ALLOWANCE_S per check).
+        """
+        now = time.perf_counter()
+        modules = len(sys.modules)
+        if modules != self.modules_seen:
+            allowance = min(now - self.budget_checked, self.warm_up_left)
+            self.deadline += allowance
+            self.warm_up_left -= allowance
+            self.modules_seen = modules
+        self.budget_checked = now
+        if now > self.deadline:
             raise StopWalk()
 
     def run(self) -> None:
