@@ -167,8 +167,10 @@ def oversized(document: CellDocument, limit: int = MAX_DOCUMENT_CHARS) -> Docume
     return verdict
 
 
-# Lookahead walks at most this many pending cells (its cost grows with their square).
+# Lookahead walks at most this many pending cells (its cost grows with their square), and
+# spends at most this long per document check (later cells keep their current-state verdict).
 MAX_AHEAD_PENDING = 25
+AHEAD_BUDGET_S = 2.0
 
 
 async def look_ahead(
@@ -192,7 +194,11 @@ async def look_ahead(
         return False
     options = CheckOptions(timeout=timeout, static_fallback=False)
     changed = False
+    deadline = time.perf_counter() + AHEAD_BUDGET_S
     for target in pending[1:]:
+        if time.perf_counter() > deadline:
+            log.info("lookahead of %s stopped at its %g s budget", document.uri, AHEAD_BUDGET_S)
+            break
         result = verdict.results.get(cells[target].index)
         if result is None or any(f.severity == "error" for f in result.findings):
             continue
