@@ -15,6 +15,8 @@ import ast
 import re
 from dataclasses import dataclass
 
+import msgspec
+
 from crane_server.protocol import CheckResult, Finding
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -117,19 +119,10 @@ def findings_for_target(
         end_line = None
         if finding.end_line is not None:
             end_line = finding.end_line - finding.line + line
-        moved = Finding(
-            code=finding.code,
-            exception=finding.exception,
-            message=finding.message,
+        moved = msgspec.structs.replace(
+            finding,
             line=line,
-            column=finding.column,
             end_line=end_line,
-            end_column=finding.end_column,
-            severity=finding.severity,
-            source=finding.source,
-            evidence=finding.evidence,
-            fix=finding.fix,
-            replacements=finding.replacements,
             related_cell=cause if cause is not None else finding.related_cell,
         )
         own.append(moved)

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from crane_server.analysis.engine import CheckOptions, check_cell
-from crane_server.analysis.lookahead import ahead_result, join_cells
+from crane_server.analysis.lookahead import ahead_result, followable, join_cells
 from crane_server.commands.render import render_result
 from crane_server.errors import DocumentError
 from crane_server.kernels.launch import fresh_kernel
@@ -73,7 +73,7 @@ async def check_ahead(
             joined = join_cells(walked)
             if joined is None:
                 report.unfollowed = next(
-                    i + 1 for i, text in walked.items() if text.lstrip().startswith("%%")
+                    i + 1 for i, text in walked.items() if not followable(text)
                 )
                 break
             started = time.perf_counter()

@@ -111,11 +111,18 @@ class ChannelRouter:
         if self._closed:
             return
         self._closed = True
-        for task in self._readers:
-            task.cancel()
-        await asyncio.gather(*self._readers, return_exceptions=True)
-        for future in self._pending.values():
-            if not future.done():
-                future.cancel()
-        self._pending.clear()
+        await stop_tasks_and_waiters(self._readers, self._pending)
         self._client.stop_channels()
+
+
+async def stop_tasks_and_waiters(
+    tasks: list[asyncio.Task[None]], pending: dict[str, asyncio.Future[Message]]
+) -> None:
+    """Cancel a transport's tasks and every request still waiting for its reply."""
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    for future in pending.values():
+        if not future.done():
+            future.cancel()
+    pending.clear()

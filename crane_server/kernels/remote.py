@@ -27,7 +27,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus, WebSocketException
 
 from crane_server.errors import KernelError, KernelNotFound, KernelTimeout
-from crane_server.kernels.channels import Message, MessageHandler
+from crane_server.kernels.channels import Message, MessageHandler, stop_tasks_and_waiters
 from crane_server.kernels.remote_framing import (
     V1_PROTOCOL,
     decode_json,
@@ -141,13 +141,7 @@ class WebSocketRouter:
         if self._closed:
             return
         self._closed = True
-        for task in self._tasks:
-            task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
-        for future in self._pending.values():
-            if not future.done():
-                future.cancel()
-        self._pending.clear()
+        await stop_tasks_and_waiters(self._tasks, self._pending)
         if self._rest is not None:
             await self._rest.__aexit__(None, None, None)
         if self._ws is not None:
