@@ -9,6 +9,7 @@ CRANE_UPDATE_SCREENSHOTS=1).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
@@ -91,17 +92,17 @@ class TmuxScreen:
         subprocess.run([*self.base, "kill-server"], capture_output=True, timeout=10)
 
 
-@pytest.fixture
-def screen_setup(
-    tmp_path: Path, kernel: RunningKernel
-) -> Iterator[tuple[TmuxScreen, RunningKernel, Path]]:
-    reply = kernel.execute(
-        "import pandas as pd\n"
-        "customers = pd.DataFrame({'tenure': [1, 5], 'monthly_charges': [20.0, 35.5]})"
-    )
-    assert reply["status"] == "ok"
+SETUP = (
+    "import pandas as pd\n"
+    "customers = pd.DataFrame({'tenure': [1, 5], 'monthly_charges': [20.0, 35.5]})"
+)
+
+
+@contextlib.contextmanager
+def neovim_on(tmp_path: Path, kernel: RunningKernel, text: str) -> Iterator[TmuxScreen]:
+    """Real Neovim in tmux, editing a percent script bound to `kernel` through the plugin."""
     script = tmp_path / "churn.py"
-    script.write_text(SCRIPT)
+    script.write_text(text)
     init = tmp_path / "init.lua"
     server = [sys.executable, "-m", "crane_server", "--stdio"]
     init.write_text(
@@ -119,9 +120,18 @@ def screen_setup(
     }
     screen = TmuxScreen(tmp_path, [find_nvim(), "-u", str(init), str(script)], env)
     try:
-        yield screen, kernel, tmp_path
+        yield screen
     finally:
         screen.close()
+
+
+@pytest.fixture
+def screen_setup(
+    tmp_path: Path, kernel: RunningKernel
+) -> Iterator[tuple[TmuxScreen, RunningKernel, Path]]:
+    assert kernel.execute(SETUP)["status"] == "ok"
+    with neovim_on(tmp_path, kernel, SCRIPT) as screen:
+        yield screen, kernel, tmp_path
 
 
 def test_the_warning_is_on_the_screen_and_leaves_when_fixed(
@@ -142,3 +152,22 @@ def test_the_warning_is_on_the_screen_and_leaves_when_fixed(
     reply = kernel.execute("customers['monthly_charge'] = customers['monthly_charges']")
     assert reply["status"] == "ok"
     screen.wait_for(lambda s: "KeyError" not in s, "the Error to clear after the kernel ran")
+
+
+def test_a_crash_ahead_is_on_the_screen_before_anything_runs(
+    tmp_path: Path, kernel: RunningKernel
+) -> None:
+    # Today's frame has 'tenure'; only running the pending cell above first drops it.
+    assert kernel.execute(SETUP)["status"] == "ok"
+    ahead = SCRIPT.replace(
+        'churn = customers["monthly_charge"].mean()',
+        'customers = customers.drop(columns=["tenure"])\n\n# %%\nlongest = customers["tenure"].max()',
+    )
+    with neovim_on(tmp_path, kernel, ahead) as screen:
+        shown = screen.wait_for(lambda s: "KeyError" in s, "the lookahead Error")
+        line = next(row for row in shown.splitlines() if 'longest = customers["tenure"]' in row)
+        assert "KeyError: 'tenure'" in line, shown
+        drop = next(row for row in shown.splitlines() if "customers.drop" in row)
+        assert "KeyError" not in drop, shown
+    reply = kernel.execute("assert 'tenure' in customers.columns")
+    assert reply["status"] == "ok"  # nothing ran: the column is still there
