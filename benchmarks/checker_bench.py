@@ -17,6 +17,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from measured_page import write_between_markers
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from crane_server.analysis.engine import check_cell
@@ -116,20 +118,6 @@ def markdown(table: list[Row], repeat: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-START, END = "<!-- checker_bench:start -->", "<!-- checker_bench:end -->"
-
-
-def write_table(path: Path, table: str) -> None:
-    """Replace the table between the markers of an existing page, or write a new file."""
-    text = path.read_text(encoding="utf-8") if path.exists() else ""
-    if START in text and END in text:
-        head, _, rest = text.partition(START)
-        _, _, tail = rest.partition(END)
-        path.write_text(f"{head}{START}\n{table}{END}{tail}", encoding="utf-8")
-    else:
-        path.write_text(table, encoding="utf-8")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=30)
@@ -143,7 +131,7 @@ def main() -> None:
     for elements in [int(s) for s in args.tensor_sizes.split(",") if s]:
         asyncio.run(measure_torch(elements, args.repeat, table))
     if args.markdown is not None:
-        write_table(args.markdown, markdown(table, args.repeat))
+        write_between_markers(args.markdown, "checker_bench", markdown(table, args.repeat))
 
 
 if __name__ == "__main__":

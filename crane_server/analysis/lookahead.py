@@ -89,14 +89,15 @@ def _names(source: str) -> tuple[set[str], set[str]]:
     return changed, mentioned
 
 
-def cause_cell(joined: JoinedCells, sources: dict[int, str], finding: Finding) -> int | None:
-    """The last pending cell above the target that changes (else mentions) a name the
+def cause_cell(
+    joined: JoinedCells, sources: dict[int, str], finding: Finding, target: int
+) -> int | None:
+    """The last cell above `target` in the walk that changes (else mentions) a name the
     crashing line uses."""
-    target = joined.indices[-1]
     lines = sources[target].split("\n")
     _, line = joined.locate(finding.line)
     used = set(_IDENTIFIER.findall(lines[line - 1])) if 0 < line <= len(lines) else set()
-    above = list(reversed(joined.indices[:-1]))
+    above = list(reversed(joined.indices[: joined.indices.index(target)]))
     names = {index: _names(sources[index]) for index in above}
     for position in (0, 1):
         for index in above:
@@ -105,40 +106,40 @@ def cause_cell(joined: JoinedCells, sources: dict[int, str], finding: Finding) -
     return None
 
 
-def findings_for_target(
-    joined: JoinedCells, sources: dict[int, str], findings: list[Finding]
-) -> list[Finding]:
-    """The findings inside the target cell, with cell-relative lines and the causing cell."""
-    target = joined.indices[-1]
-    own: list[Finding] = []
-    for finding in findings:
+def results_by_cell(
+    joined: JoinedCells, sources: dict[int, str], checked: CheckResult
+) -> dict[int, CheckResult]:
+    """Each walked cell's CheckResult (cell-relative lines, the causing cell above) from one
+    walk of all of them in order. The walk ends at the first predicted crash, as Run All
+    would: cells after that cell get no result."""
+    own: dict[int, list[Finding]] = {index: [] for index in joined.indices}
+    for finding in checked.findings:
         index, line = joined.locate(finding.line)
-        if index != target:
-            continue
-        cause = cause_cell(joined, sources, finding)
+        cause = cause_cell(joined, sources, finding, index)
         end_line = None
         if finding.end_line is not None:
             end_line = finding.end_line - finding.line + line
-        moved = msgspec.structs.replace(
-            finding,
-            line=line,
-            end_line=end_line,
-            related_cell=cause if cause is not None else finding.related_cell,
+        own[index].append(
+            msgspec.structs.replace(
+                finding,
+                line=line,
+                end_line=end_line,
+                related_cell=cause if cause is not None else finding.related_cell,
+            )
         )
-        own.append(moved)
-    return own
-
-
-def ahead_result(joined: JoinedCells, sources: dict[int, str], checked: CheckResult) -> CheckResult:
-    """The target's CheckResult from a check of the joined source."""
-    own = findings_for_target(joined, sources, checked.findings)
-    return CheckResult(
-        crash=any(f.severity == "error" for f in own),
-        findings=own,
-        timings=checked.timings,
-        cell=joined.indices[-1] + 1,
-        execution_count=checked.execution_count,
-        engine="rules-ahead",
-        partial=checked.partial,
-        error=checked.error,
-    )
+    results: dict[int, CheckResult] = {}
+    for index in joined.indices:
+        crash = any(f.severity == "error" for f in own[index])
+        results[index] = CheckResult(
+            crash=crash,
+            findings=own[index],
+            timings=checked.timings,
+            cell=index + 1,
+            execution_count=checked.execution_count,
+            engine="rules-ahead",
+            partial=checked.partial,
+            error=checked.error,
+        )
+        if crash:
+            break
+    return results

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from crane_server.analysis.engine import CheckOptions, check_cell
-from crane_server.analysis.lookahead import ahead_result, followable, join_cells
+from crane_server.analysis.lookahead import followable, join_cells, results_by_cell
 from crane_server.commands.render import render_result
 from crane_server.errors import DocumentError
 from crane_server.kernels.launch import fresh_kernel
@@ -68,22 +68,25 @@ async def check_ahead(
                     + ")"
                 )
                 return report
-        for target in range(ran, len(sources)):
-            walked = {index: sources[index] for index in range(ran, target + 1)}
-            joined = join_cells(walked)
-            if joined is None:
-                report.unfollowed = next(
-                    i + 1 for i, text in walked.items() if not followable(text)
-                )
+        walked: dict[int, str] = {}
+        for index in range(ran, len(sources)):
+            if not followable(sources[index]):
+                report.unfollowed = index + 1
                 break
-            started = time.perf_counter()
-            options = CheckOptions(timeout=check_timeout, static_fallback=False)
-            checked = await check_cell(session, joined.source, options=options)
-            result = ahead_result(joined, walked, checked)
-            result.timings["ahead_ms"] = (time.perf_counter() - started) * 1000.0
+            walked[index] = sources[index]
+        joined = join_cells(walked)
+        if joined is None or not walked:
+            return report
+        started = time.perf_counter()
+        options = CheckOptions(timeout=check_timeout, static_fallback=False)
+        checked = await check_cell(session, joined.source, options=options)
+        elapsed_ms = (time.perf_counter() - started) * 1000.0
+        for index, result in results_by_cell(joined, walked, checked).items():
+            result.timings["ahead_ms"] = elapsed_ms
             report.results.append(result)
             if result.crash:
-                report.stopped_at = target + 1
+                report.stopped_at = index + 1
+                report.unfollowed = None
                 break
     return report
 

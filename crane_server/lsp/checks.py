@@ -11,8 +11,14 @@ from dataclasses import dataclass, field
 
 import msgspec
 
-from crane_server.analysis.engine import CheckOptions, check_cell, check_cell_static, too_long
-from crane_server.analysis.lookahead import ahead_result, join_cells
+from crane_server.analysis.engine import (
+    MAX_CELL_CHARS,
+    CheckOptions,
+    check_cell,
+    check_cell_static,
+    too_long,
+)
+from crane_server.analysis.lookahead import followable, join_cells, results_by_cell
 from crane_server.documents import Cell, CellDocument
 from crane_server.errors import CraneError, KernelBusy
 from crane_server.kernels.session import KernelSession
@@ -39,8 +45,9 @@ class DocumentVerdict:
     static: bool = False
     elapsed_ms: float = 0.0
     reused: int = 0
-    # Lookahead Errors by the joined source walked (pending cells above + the target).
-    ahead: dict[str, list[Finding]] = field(default_factory=dict)
+    # Lookahead Errors of one walk (by the joined source of the pending cells), per cell's
+    # place in that walk.
+    ahead: dict[str, dict[int, list[Finding]]] = field(default_factory=dict)
 
     def reusable(self, execution_count: int | None) -> dict[str, CheckResult]:
         """Results still valid for a kernel at `execution_count` (same state, same text)."""
@@ -167,10 +174,25 @@ def oversized(document: CellDocument, limit: int = MAX_DOCUMENT_CHARS) -> Docume
     return verdict
 
 
-# Lookahead walks at most this many pending cells (its cost grows with their square), and
-# spends at most this long per document check (later cells keep their current-state verdict).
-MAX_AHEAD_PENDING = 25
-AHEAD_BUDGET_S = 2.0
+# Lookahead walks at most this many pending cells, in one walk per document check.
+MAX_AHEAD_PENDING = 200
+
+
+def walked_cells(document: CellDocument) -> dict[int, str]:
+    """The pending cells (position in the checked cells -> text) one walk follows: all of
+    them in order, up to the first the walk cannot follow, or fewer when joined they would
+    be too long to check."""
+    cells = document.checked_cells
+    walked: dict[int, str] = {}
+    size = 0
+    for position, cell in enumerate(cells):
+        if cell.executed_unchanged:
+            continue
+        size += len(cell.text) + 1
+        if not followable(cell.text) or len(walked) >= MAX_AHEAD_PENDING or size > MAX_CELL_CHARS:
+            break
+        walked[position] = cell.text
+    return walked
 
 
 async def look_ahead(
@@ -180,47 +202,46 @@ async def look_ahead(
     timeout: float,
     previous: DocumentVerdict | None = None,
 ) -> bool:
-    """Add the crashes Run All would reach: for each pending cell with pending cells above it
-    and no Error of its own, walk those cells and then it (never running them). True when a
-    result changed. A cell magic above ends the walk for the cells below it. Walks of the
-    same cells against the same kernel state are reused from `previous`."""
-    known: dict[str, list[Finding]] = {}
-    same_state = previous is not None and previous.execution_count == verdict.execution_count
-    if previous is not None and same_state and not previous.static:
-        known = previous.ahead
+    """Add the crashes Run All would reach: walk the pending cells in order, once, never
+    running them, and give each pending cell below the first that has no Error of its own
+    the Error the walk predicts for it. True when a result changed. A cell magic ends the
+    walk for the cells below it. The same walk against the same kernel state is reused from
+    `previous`."""
+    known: dict[str, dict[int, list[Finding]]] = {}
+    if previous is not None and previous.execution_count == verdict.execution_count:
+        known = {} if previous.static else previous.ahead
     cells = document.checked_cells
-    pending = [p for p, cell in enumerate(cells) if not cell.executed_unchanged]
-    if len(pending) < 2 or len(pending) > MAX_AHEAD_PENDING or session.state != "idle":
+    walked = walked_cells(document)
+    joined = join_cells(walked)
+    if joined is None or len(walked) < 2 or session.state != "idle":
         return False
-    options = CheckOptions(timeout=timeout, static_fallback=False)
-    changed = False
-    deadline = time.perf_counter() + AHEAD_BUDGET_S
-    for target in pending[1:]:
-        if time.perf_counter() > deadline:
-            log.info("lookahead of %s stopped at its %g s budget", document.uri, AHEAD_BUDGET_S)
-            break
-        result = verdict.results.get(cells[target].index)
-        if result is None or any(f.severity == "error" for f in result.findings):
-            continue
-        walked = {p: cells[p].text for p in pending if p <= target}
-        joined = join_cells(walked)
-        if joined is None or too_long(joined.source) is not None:
-            break
-        errors = known.get(joined.source)
-        if errors is None:
-            try:
-                checked = await asyncio.wait_for(
-                    check_cell(session, joined.source, options=options), timeout + 1
-                )
-            except (CraneError, TimeoutError):
-                return changed
-            found = ahead_result(joined, walked, checked).findings
-            errors = [f for f in found if f.severity == "error"]
-        verdict.ahead[joined.source] = errors
-        if errors:
-            kept = [f for f in result.findings if f.code != "notebook-waiting"]
-            verdict.results[cells[target].index] = msgspec.structs.replace(
-                result, findings=kept + errors, crash=True
+    errors = known.get(joined.source)
+    if errors is None:
+        options = CheckOptions(timeout=timeout, static_fallback=False)
+        try:
+            checked = await asyncio.wait_for(
+                check_cell(session, joined.source, options=options), timeout + 1
             )
-            changed = True
+        except (CraneError, TimeoutError) as exc:
+            log.info("lookahead of %s failed: %r", document.uri, exc)
+            return False
+        by_cell = results_by_cell(joined, walked, checked)
+        # keyed by the cell's place in the walk: the same walk may sit at other indices later
+        errors = {
+            number: [f for f in by_cell[position].findings if f.severity == "error"]
+            for number, position in enumerate(joined.indices)
+            if position in by_cell
+        }
+    verdict.ahead[joined.source] = errors
+    changed = False
+    for number, position in enumerate(joined.indices[1:], start=1):
+        result = verdict.results.get(cells[position].index)
+        found = errors.get(number, [])
+        if not found or result is None or any(f.severity == "error" for f in result.findings):
+            continue
+        kept = [f for f in result.findings if f.code != "notebook-waiting"]
+        verdict.results[cells[position].index] = msgspec.structs.replace(
+            result, findings=kept + found, crash=True
+        )
+        changed = True
     return changed

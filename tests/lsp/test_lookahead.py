@@ -92,3 +92,25 @@ async def test_a_column_dropped_above_is_an_error_below_until_fixed(
     # Nothing ran: the kernel's frame still has both columns and no new execution.
     reply = frame_kernel.execute("list(ahead.columns)")
     assert reply["status"] == "ok" and reply["execution_count"] == 2
+
+
+async def test_one_walk_reaches_a_crash_forty_pending_cells_below(
+    client: LanguageClient, frame_kernel: RunningKernel
+) -> None:
+    recorder: Recorder = client.recorder  # type: ignore[attr-defined]
+    uri = "file:///work/ahead-long.ipynb"
+    middle = [("code", f"long_{i} = ahead['a'] * {i}") for i in range(38)]
+    cells = open_notebook(
+        client,
+        uri,
+        [("code", "shorter = ahead.drop(columns=['b'])"), *middle, ("code", "shorter['b'].max()")],
+    )
+    await attach(client, uri, frame_kernel)
+    found = await recorder.wait_for(lambda: has_code(client, cells[-1], MISSING))
+    assert found[0].severity == types.DiagnosticSeverity.Error
+    related = found[0].related_information
+    assert related and related[0].location.uri == cells[0]
+    assert not any(has_code(client, cell, MISSING) for cell in cells[:-1])
+    # nothing ran: none of the pending cells' names exist in the kernel
+    reply = frame_kernel.execute("assert 'shorter' not in globals() and 'long_3' not in globals()")
+    assert reply["status"] == "ok"
