@@ -71,18 +71,27 @@ def confirm_case(case_dir: Path, timeout: int) -> tuple[bool, str]:
     for i, c in enumerate(cells[:-1]):
         err = first_error(c)
         if err:
-            return False, f"reproduced: setup cell {i + 1} raised {err['ename']}: {err['evalue'][:80]}"
+            return (
+                False,
+                f"reproduced: setup cell {i + 1} raised {err['ename']}: {err['evalue'][:80]}",
+            )
     target = cells[-1]
     err = first_error(target)
     if err is None:
         return False, "reproduced: target ran without error"
     if err["ename"] != expected:
-        return False, f"reproduced: target raised {err['ename']} (expected {expected}): {err['evalue'][:80]}"
+        return (
+            False,
+            f"reproduced: target raised {err['ename']} (expected {expected}): {err['evalue'][:80]}",
+        )
     lines = target_lines(err, target.get("execution_count"))
     if meta["crash_line"] not in lines:
         return False, f"reproduced: crash_line {meta['crash_line']} not on traceback lines {lines}"
     if sorted(set(lines)) != sorted(set(meta.get("crash_lines", [meta["crash_line"]]))):
-        return False, f"reproduced: traceback lines {lines} != crash_lines {meta.get('crash_lines')}"
+        return (
+            False,
+            f"reproduced: traceback lines {lines} != crash_lines {meta.get('crash_lines')}",
+        )
 
     for i, c in enumerate(run_notebook(case_dir / "fixed.ipynb", timeout)):
         err = first_error(c)
