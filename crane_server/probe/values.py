@@ -286,7 +286,13 @@ def safe_to_iterate(obj: Any) -> bool:
     if is_ndarray(obj) or is_tensor(obj) or is_dataframe(obj) or is_series(obj):
         return True
     pd = loaded("pandas")
-    return pd is not None and isinstance(obj, pd.Index)
+    if pd is None:
+        return False
+    # pandas 3: `.values` of a text column is a StringArray; its own arrays iterate in pandas
+    extension = (
+        isinstance(obj, pd.api.extensions.ExtensionArray) and type_root(type(obj)) == "pandas"
+    )
+    return extension or isinstance(obj, pd.Index)
 
 
 def holds_user_objects(obj: Any) -> bool:

@@ -857,3 +857,95 @@ CASES += [
 ]
 
 CASES += FIELD_PATTERNS
+
+# Small local files are read for real during the walk (crane_server.probe.rules.pandas).
+SALES_FILE = FRAME + "df.to_csv('sales.csv', index=False)\ndf.to_csv('sales_semi.csv', sep=';')\n"
+CASES += [
+    RuleCase(
+        "small-csv-missing-column",
+        SALES_FILE,
+        "sales = pd.read_csv('sales.csv')\ntotal = sales['Amnt'].sum()",
+        "pandas-missing-column",
+        "KeyError",
+        2,
+    ),
+    RuleCase(
+        "small-csv-column-ok",
+        SALES_FILE,
+        "sales = pd.read_csv('sales.csv')\ntotal = sales['Amount'].sum()",
+        None,
+    ),
+    RuleCase(
+        "small-csv-wrong-separator",
+        SALES_FILE,
+        "sales = pd.read_csv('sales_semi.csv')\nsales['Amount'].mean()",
+        "pandas-missing-column",
+        "KeyError",
+        2,
+    ),
+    RuleCase(
+        "small-csv-right-separator",
+        SALES_FILE,
+        "sales = pd.read_csv('sales_semi.csv', sep=';')\nsales['Amount'].mean()",
+        None,
+    ),
+    RuleCase(
+        "small-csv-usecols-left-out",
+        SALES_FILE,
+        "part = pd.read_csv('sales.csv', usecols=['City', 'Amount'])\npart.groupby('Class').size()",
+        "pandas-missing-column",
+        "KeyError",
+        2,
+    ),
+    RuleCase(
+        "small-csv-dtype-given",
+        SALES_FILE,
+        "sales = pd.read_csv('sales.csv', dtype={'Class': str})\nsales['Class'].str.upper()",
+        None,
+    ),
+    RuleCase(
+        "small-csv-index-col",
+        SALES_FILE,
+        "sales = pd.read_csv('sales.csv', index_col='City')\nsales.loc['Oslo', 'Amount']",
+        None,
+    ),
+    RuleCase(
+        "small-csv-written-in-cell-then-read",
+        SALES_FILE,
+        "df[['City']].to_csv('sales.csv', index=False)\nback = pd.read_csv('sales.csv')\nback['City']",
+        None,
+    ),
+]
+
+# pandas 3: `.values` and `.unique()` of text columns and labels are StringArrays, not ndarrays.
+PLOTS = FRAME + "import matplotlib.pyplot as plt\n"
+CASES += [
+    RuleCase(
+        "string-array-loop-past-axes",
+        PLOTS,
+        "fig, ax = plt.subplots(2, 1)\nfor i, col in enumerate(df.columns.values):\n    ax[i].set_title(col)",
+        "numpy-index-out-of-bounds",
+        "IndexError",
+        3,
+    ),
+    RuleCase(
+        "string-array-loop-within-axes",
+        PLOTS,
+        "fig, ax = plt.subplots(4, 1)\nfor i, col in enumerate(list(df.columns.values)):\n    ax[i].set_title(col)",
+        None,
+    ),
+    RuleCase(
+        "string-array-loop-missing-column",
+        FRAME,
+        "sub = df[['Amount', 'Class']]\nfor col in df.columns.values:\n    sub[col].describe()",
+        "pandas-missing-column",
+        "KeyError",
+        3,
+    ),
+    RuleCase(
+        "string-array-loop-columns-present",
+        FRAME,
+        "sub = df[['Amount', 'City']]\nfor col in df[['City']].columns.values:\n    sub[col].describe()",
+        None,
+    ),
+]

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from crane_server.probe.rules.pandas import SMALL_FILE_BYTES
 from tests.checker.test_check_command import crane, notebook
 from tests.conftest import RunningKernel
 
@@ -138,9 +139,11 @@ def test_run_n_runs_those_cells_for_real(tmp_path: Path) -> None:
 
 
 def test_a_file_read_above_leaves_the_cells_after_it_silent(tmp_path: Path) -> None:
-    # The walk never reads files: what a pending cell loads is unknown, so nothing is claimed
-    # about it below (the real run would raise KeyError here; lookahead says nothing).
-    (tmp_path / "input.csv").write_text("x\n1\n2\n", encoding="utf-8")
+    # A file over the small-file limit is never read by the walk: what the pending cell loads
+    # is unknown, so nothing is claimed below (the real run would raise KeyError here).
+    rows = "\n".join(str(i) for i in range(SMALL_FILE_BYTES // 6))
+    (tmp_path / "input.csv").write_text(f"x\n{rows}\n", encoding="utf-8")
+    assert (tmp_path / "input.csv").stat().st_size > SMALL_FILE_BYTES
     path = notebook(
         tmp_path / "nb.ipynb",
         IMPORTS,
@@ -151,3 +154,25 @@ def test_a_file_read_above_leaves_the_cells_after_it_silent(tmp_path: Path) -> N
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert [r["findings"] for r in report["results"]] == [[], []]
+
+
+def test_a_small_file_read_above_is_read_and_the_crash_below_predicted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "input.csv").write_text("x;y\n1;2\n3;4\n", encoding="utf-8")
+    cells = (IMPORTS, "data = pd.read_csv('input.csv')", "t = data['x'].sum()")
+    path = notebook(tmp_path / "nb.ipynb", *cells)
+    done = crane("check", str(path), "--ahead", "--json")
+    assert done.returncode == 1, done.stderr
+    report = json.loads(done.stdout)
+    assert report["stopped_at"] == 3
+    finding = report["results"][-1]["findings"][0]
+    assert finding["exception"] == "KeyError" and "x;y" in finding["message"] + str(
+        finding["evidence"]
+    )
+    # the real run: the separator is ';', so the only column is 'x;y'
+    namespace: dict[str, object] = {}
+    monkeypatch.chdir(tmp_path)
+    exec("\n".join(cells[:2]), namespace)
+    with pytest.raises(KeyError):
+        exec(cells[2], namespace)

@@ -54,3 +54,23 @@ def test_user_functions_given_to_library_methods_are_not_called(tmp_path: Any) -
         namespace,
     )
     assert namespace["calls"] == []
+
+
+def test_small_file_reads_never_block_or_call_anything(tmp_path: Any) -> None:
+    """The walk reads only small regular files with plain arguments: a FIFO would block
+    forever, and a converter is user code."""
+    os.mkfifo("pipe.csv")
+    (tmp_path / "ok.csv").write_text("a,b\n1,2\n", encoding="utf-8")
+    namespace = namespace_for(RuleCase("r", "import pandas as pd\ncalls = []", "", None))
+    namespace["tag"] = lambda value: namespace["calls"].append(value) or value
+    cells = [
+        "x = pd.read_csv('pipe.csv')\nx['zz']",
+        "x = pd.read_csv('ok.csv', converters={'a': tag})\nx['zz']",
+        "x = pd.read_csv('ok.csv', chunksize=1)\nx['zz']",
+    ]
+    for cell in cells:
+        findings, errors = run_checker(cell, namespace)
+        assert (findings, errors) == ([], []), cell
+    assert namespace["calls"] == []
+    findings, _ = run_checker("x = pd.read_csv('ok.csv')\nx['zz']", namespace)
+    assert findings[0]["exception"] == "KeyError"

@@ -17,6 +17,7 @@ from ..values import (
     is_series,
     loaded,
     preview,
+    type_root,
 )
 
 # Methods whose result has the same rows as the receiver (so a sample's true row count carries).
@@ -277,6 +278,13 @@ def on_call(chk: Any, site: CallSite) -> Any:
     return None
 
 
+# A local file this small is read for real by `read_csv`/`read_table`/`read_json` in the walk
+# (a read changes nothing), so what the cell does with the frame can be judged.
+SMALL_FILE_BYTES = 2_000_000
+_SMALL_READERS = ("read_csv", "read_table", "read_json")
+_STREAMING = ("chunksize", "iterator", "storage_options")
+
+
 def _read_rule(site: CallSite, files_known: bool = True) -> Any:
     import os
 
@@ -286,18 +294,68 @@ def _read_rule(site: CallSite, files_known: bool = True) -> Any:
     if bad_call is not None:
         return bad_call
     path = site.arg(0, "filepath_or_buffer")
-    if (
-        files_known
-        and isinstance(path, Val)
-        and isinstance(path.obj, str)
-        and "://" not in path.obj
-        and not os.path.exists(path.obj)
-        and not any(ch in path.obj for ch in "*?")
-    ):
+    if not files_known or not isinstance(path, Val):
+        return Result(UNKNOWN)
+    name = _local_path(path.obj)
+    if name is None:
+        return Result(UNKNOWN)
+    if not os.path.exists(name) and not any(ch in name for ch in "*?"):
         from .python import missing_file
 
-        return missing_file(path.obj, site)
-    return Result(UNKNOWN)
+        return missing_file(name, site)
+    return _read_small_file(site, name)
+
+
+def _local_path(obj: Any) -> Optional[str]:
+    """The path a reader is given, when it is a local path (a str or a pathlib path)."""
+    import pathlib
+
+    if type(obj) is str:
+        return obj if "://" not in obj else None
+    if type(obj) in (pathlib.PosixPath, pathlib.WindowsPath):
+        return str(obj)
+    return None
+
+
+def _reader_argument(obj: Any) -> bool:
+    """Plain data, or a dtype given as a builtin, numpy or pandas type (no callables)."""
+    if isinstance(obj, type):
+        return obj in (str, int, float, bool, object) or type_root(obj) in ("numpy", "pandas")
+    if type(obj) is dict:
+        return all(is_plain_data(k) and _reader_argument(v) for k, v in obj.items())
+    return is_plain_data(obj)
+
+
+def _read_small_file(site: CallSite, name: str) -> Any:
+    """Read a small regular file for real: the frame the cell will get, as a walk value."""
+    import os
+    import stat
+
+    reader: Any = getattr(site.func, "obj", None)
+    if getattr(reader, "__name__", "") not in _SMALL_READERS or site.has_star:
+        return Result(UNKNOWN)
+    values = list(site.args[1:]) + list(site.kwargs.values())
+    if any(key in site.kwargs for key in _STREAMING) or not all(
+        isinstance(v, Val) and not v.fake and _reader_argument(v.obj) for v in values
+    ):
+        return Result(UNKNOWN)
+    try:
+        info = os.stat(name)
+    except OSError:
+        return Result(UNKNOWN)
+    if not stat.S_ISREG(info.st_mode) or info.st_size > SMALL_FILE_BYTES:
+        return Result(UNKNOWN)
+    args = [name] + [v.obj for v in site.args[1:]]
+    kwargs = {k: v.obj for k, v in site.kwargs.items() if k != "filepath_or_buffer"}
+    try:
+        from ..quiet import quiet
+
+        with quiet():
+            frame = reader(*args, **kwargs)
+    except Exception:
+        # a parse error would be a real crash, but the file may still change before the run
+        return Result(UNKNOWN)
+    return Result(Val(frame, origin="read from %s" % name))
 
 
 def _frame_method(chk: Any, site: CallSite, func: BoundMethod) -> Any:

@@ -320,6 +320,14 @@ def iteration_items(value: Val, cap: int) -> Optional[Tuple[List[Any], bool]]:
                 items = list(obj.iloc[:cap]) if isinstance(obj, pd.Series) else list(obj[:cap])
             if value.sampled and not isinstance(obj, pd.DataFrame):
                 return items, False
+        elif pd is not None and _library_extension_array(obj, pd):
+            # pandas 3: `.values` and `.unique()` of text columns are StringArrays, not ndarrays
+            total = len(obj)
+            items = list(obj[:cap])
+            if not all(is_plain_data(item) or is_library_object(item) for item in items):
+                return None
+            if value.sampled:
+                return items, False
         else:
             torch = loaded("torch")
             if torch is not None and isinstance(obj, torch.Tensor) and obj.dim() > 0:
@@ -342,6 +350,11 @@ def iteration_items(value: Val, cap: int) -> Optional[Tuple[List[Any], bool]]:
     if value.sampled and value.rows is not None and tp is not dict:
         total = max(total, value.rows)
     return items, total <= len(items)
+
+
+def _library_extension_array(obj: Any, pd: Any) -> bool:
+    """A pandas ExtensionArray of pandas' own (StringArray, Categorical, IntegerArray...)."""
+    return isinstance(obj, pd.api.extensions.ExtensionArray) and type_root(type(obj)) == "pandas"
 
 
 def non_suppressing_context(manager: Any) -> bool:
