@@ -52,7 +52,8 @@ TORCH_PURE_FUNCTIONS = frozenset(
     squeeze unsqueeze transpose permute cross_entropy argmax argmin max min sum mean where
     zeros_like ones_like full_like empty_like tensor as_tensor from_numpy log_softmax softmax
     sigmoid relu tanh exp log abs sqrt clamp topk sort gather index_select masked_fill
-    squeeze unsqueeze chunk split flatten mean std var numel""".split()
+    squeeze unsqueeze chunk split flatten mean std var numel zeros ones full arange linspace
+    eye""".split()
 )
 
 

@@ -431,6 +431,9 @@ def passive(obj: Any) -> bool:
     if isinstance(obj, (types.ModuleType, type, types.FunctionType, types.BuiltinFunctionType)):
         owner = getattr(obj, "__self__", None) if type(obj) is types.BuiltinFunctionType else None
         return owner is None or isinstance(owner, types.ModuleType)
+    torch = loaded("torch")
+    if torch is not None and type(obj) in (torch.dtype, torch.device):
+        return True  # immutable descriptions (torch.long, torch.device("cpu"))
     np = loaded("numpy")
     if np is None:
         return False

@@ -949,3 +949,113 @@ CASES += [
         None,
     ),
 ]
+
+# Dropout and batch norm inside a model: run on shadows (dropout as in evaluation mode).
+NORM_NET = """
+import torch
+from torch import nn
+torch.manual_seed(0)
+x = torch.rand(8, 10)
+one = torch.rand(1, 10)
+images = torch.rand(4, 3, 8, 8)
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Sequential(nn.Linear(10, 16), nn.BatchNorm1d(16), nn.ReLU(), nn.Dropout(0.3))
+        self.head = nn.Linear(16, 2)
+
+    def forward(self, x):
+        return self.head(self.body(x))
+
+class ConvNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 6, 3, padding=1)
+        self.bn = nn.BatchNorm2d(6)
+        self.drop = nn.Dropout2d(0.2)
+        self.fc = nn.Linear(6 * 8 * 8, 3)
+
+    def forward(self, x):
+        x = self.drop(torch.relu(self.bn(self.conv(x))))
+        return self.fc(x.flatten(1))
+
+net = Net()
+conv = ConvNet()
+wrong = nn.Linear(32, 2)
+"""
+CASES += [
+    RuleCase(
+        "dropout-batchnorm-then-wrong-width",
+        NORM_NET,
+        "hidden = net.body(x)\nout = wrong(hidden)",
+        "torch-shape-mismatch",
+        "RuntimeError",
+        2,
+    ),
+    RuleCase("dropout-batchnorm-forward-ok", NORM_NET, "out = net(x)\nout.sum()", None),
+    RuleCase(
+        "batchnorm-one-sample-in-training",
+        NORM_NET,
+        "pred = net(one)",
+        "torch-shape-mismatch",
+        "ValueError",
+    ),
+    RuleCase("batchnorm-one-sample-in-eval", NORM_NET, "net.eval()\npred = net(one)", None),
+    RuleCase(
+        "batchnorm-channels",
+        NORM_NET,
+        "nn.BatchNorm2d(4)(images)",
+        "torch-shape-mismatch",
+        "RuntimeError",
+    ),
+    RuleCase(
+        "conv-batchnorm-dropout-then-loss",
+        NORM_NET,
+        "logits = conv(images)\nloss = nn.CrossEntropyLoss()(logits, torch.zeros(5, dtype=torch.long))",
+        "torch-loss-input",
+        "ValueError",
+        2,
+    ),
+    RuleCase(
+        "conv-batchnorm-dropout-loss-ok",
+        NORM_NET,
+        "logits = conv(images)\nloss = nn.CrossEntropyLoss()(logits, torch.zeros(4, dtype=torch.long))",
+        None,
+    ),
+]
+
+# Device moves keep shapes: the walk follows `.to(device)`/`.cpu()` without moving anything.
+DEVICE = TORCH + "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+CASES += [
+    RuleCase(
+        "module-to-device-then-wrong-width",
+        DEVICE,
+        "model = layer.to(device)\nout = model(wide.to(device))",
+        "torch-shape-mismatch",
+        "RuntimeError",
+        2,
+    ),
+    RuleCase(
+        "module-to-device-right-width",
+        DEVICE,
+        "model = layer.to(device)\nout = model(batch.to(device))",
+        None,
+    ),
+    RuleCase(
+        "tensor-to-double-then-linear",
+        DEVICE,
+        "xb = batch.to(device, torch.float64)\nout = layer(xb)",
+        "torch-dtype-mismatch",
+        "RuntimeError",
+        2,
+    ),
+    RuleCase(
+        "tensor-cpu-then-index",
+        DEVICE,
+        "rows = batch.cpu()\nrows[4]",
+        "torch-index-out-of-range",
+        "IndexError",
+        2,
+    ),
+]

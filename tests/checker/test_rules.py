@@ -74,3 +74,33 @@ def test_small_file_reads_never_block_or_call_anything(tmp_path: Any) -> None:
     assert namespace["calls"] == []
     findings, _ = run_checker("x = pd.read_csv('ok.csv')\nx['zz']", namespace)
     assert findings[0]["exception"] == "KeyError"
+
+
+def test_a_move_to_a_device_this_kernel_never_used_is_not_followed() -> None:
+    """`x.to('cuda')` in a kernel that never used CUDA may itself raise (no GPU): nothing
+    after it is claimed, so a later error is never reported in place of the real one."""
+    setup = "import torch\nfrom torch import nn\nlayer = nn.Linear(10, 3)\nwide = torch.ones(4, 12)"
+    namespace = namespace_for(RuleCase("d", setup, "", None))
+    import torch
+
+    assert not torch.cuda.is_initialized()
+    for cell in ("out = layer(wide.to('cuda'))", "out = layer(wide.cuda())"):
+        assert run_checker(cell, namespace) == ([], []), cell
+
+
+def test_batch_norm_and_dropout_run_on_shadows_only() -> None:
+    """A training-mode batch norm updates running statistics and dropout draws a mask: the
+    walk runs both on copies, so the user's model, buffers and RNG stay as they were."""
+    case = next(c for c in CASES if c.id == "dropout-batchnorm-forward-ok")
+    namespace = namespace_for(case)
+    import torch
+
+    net = namespace["net"]
+    norm = net.body[1]
+    before = (norm.running_mean.clone(), int(norm.num_batches_tracked), net.training)
+    rng = torch.get_rng_state()
+    cell = "out = net(x)\nnet.eval()\nagain = net(x)\nnet.train()\nthird = net(x).sum()"
+    assert run_checker(cell, namespace) == ([], [])
+    assert torch.equal(norm.running_mean, before[0])
+    assert (int(norm.num_batches_tracked), net.training) == before[1:]
+    assert torch.equal(torch.get_rng_state(), rng)

@@ -141,6 +141,9 @@ class Checker:
         self.names_unreliable = False
         # Set once a call may have written files: "no such file" is no longer certain.
         self.files_unreliable = False
+        # Shared with the walks of called functions: set once a module's train()/eval() ran,
+        # after which no module's training mode is known (the user's modules are not shadows).
+        self.modes_unknown: List[bool] = [False]
         self.cell_bound = assigned_names(tree.body)
         # Magics (%run, %store -r, %time x = ...) run through get_ipython() and may bind names.
         if any(
@@ -195,6 +198,7 @@ class Checker:
         kid.tainted = self.tainted
         kid.names_unreliable = self.names_unreliable
         kid.files_unreliable = self.files_unreliable
+        kid.modes_unknown = self.modes_unknown
         kid.certain = self.certain
         kid.active_functions = self.active_functions | {id(node)}
         kid.report_at = (

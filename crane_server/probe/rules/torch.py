@@ -1,7 +1,9 @@
 """PyTorch rules: library layers and losses evaluated on the real (small) tensors.
 
-Only stateless, deterministic library modules are run (no dropout, no batch norm in
-training mode, no user-defined forward); `forward` is called directly, so no hooks run.
+Only deterministic library modules are run, on shadow copies (a batch norm in training mode
+updates its shadow's running statistics, never the user's); dropout is run as in evaluation
+mode, so its output has the right shape and dtype but not the values of a training step
+(marked a stand-in). `forward` is called directly, so no hooks run.
 """
 
 from __future__ import annotations
@@ -18,7 +20,12 @@ SAFE_LAYERS = frozenset(
     """Linear Bilinear Conv1d Conv2d Conv3d ConvTranspose1d ConvTranspose2d Embedding ReLU ReLU6
     LeakyReLU ELU SELU GELU SiLU Tanh Sigmoid Softmax LogSoftmax Softplus Flatten Unflatten Identity
     MaxPool1d MaxPool2d MaxPool3d AvgPool1d AvgPool2d AvgPool3d AdaptiveAvgPool1d AdaptiveAvgPool2d
-    LayerNorm""".split()
+    LayerNorm BatchNorm1d BatchNorm2d BatchNorm3d GroupNorm InstanceNorm1d InstanceNorm2d
+    InstanceNorm3d""".split()
+)
+# Run as in evaluation mode (no random draw): same shape and dtype, other values in training.
+DROPOUTS = frozenset(
+    "Dropout Dropout1d Dropout2d Dropout3d AlphaDropout FeatureAlphaDropout".split()
 )
 # Layers run on inputs of at most this many elements (a few milliseconds on a CPU).
 MAX_INPUT_ELEMENTS = 4_000_000
@@ -99,7 +106,8 @@ def _runnable(module: Any) -> bool:
     name = type(module).__name__
     if name == "Sequential":
         return all(_runnable(child) for child in module.children())
-    return name in SAFE_LAYERS and not module._forward_hooks and not module._forward_pre_hooks
+    known = name in SAFE_LAYERS or name in DROPOUTS
+    return known and not module._forward_hooks and not module._forward_pre_hooks
 
 
 def _shadow(tensor: Any, meta: bool = False) -> Any:
@@ -107,18 +115,36 @@ def _shadow(tensor: Any, meta: bool = False) -> Any:
     return tensor.detach().to("meta") if meta else tensor.detach().clone()
 
 
-def _run(module: Any, tensor: Any) -> Any:
+def _run(module: Any, tensor: Any) -> "tuple[Any, bool]":
+    """The module's output, and whether its values are those of the real call (dropout in
+    training mode draws a random mask: only its shape and dtype are)."""
     if type(module).__name__ == "Sequential":
+        exact = True
         for child in module.children():
-            tensor = _run(child, tensor)
-        return tensor
-    return module.forward(tensor)
+            tensor, same = _run(child, tensor)
+            exact = exact and same
+        return tensor, exact
+    if type(module).__name__ in DROPOUTS:
+        import copy
+
+        evaluating = copy.copy(module)
+        drops = bool(module.training) and float(getattr(module, "p", 0.0)) > 0.0
+        evaluating.training = False
+        return evaluating.forward(tensor), not drops
+    return module.forward(tensor), True
 
 
 PARAMETER_FREE = frozenset(
     """ReLU ReLU6 LeakyReLU ELU SELU GELU SiLU Tanh Sigmoid Softmax LogSoftmax Softplus Flatten
     Unflatten Identity MaxPool1d MaxPool2d MaxPool3d AvgPool1d AvgPool2d AvgPool3d
     AdaptiveAvgPool1d AdaptiveAvgPool2d""".split()
+)
+
+
+# Layers whose parameters start as ones and zeros (no random draw): built for real too.
+DETERMINISTIC_INIT = DROPOUTS | frozenset(
+    """BatchNorm1d BatchNorm2d BatchNorm3d LayerNorm GroupNorm InstanceNorm1d InstanceNorm2d
+    InstanceNorm3d""".split()
 )
 
 
@@ -147,14 +173,76 @@ def _construct(site: CallSite, cls: type) -> Any:
 FLAG_METHODS = frozenset({"train", "eval", "zero_grad"})
 
 
+DEVICE_MOVES = frozenset({"to", "cpu", "cuda"})
+
+
+def _device_move(site: CallSite, func: BoundMethod) -> Any:
+    """`x.to(device)`, `x.cpu()`, `model.to(device)`: the same shapes on another device. The
+    walk never moves anything (a GPU is state of its own): a tensor keeps its shadow, a module
+    is itself (Module.to returns self). A dtype in `.to(...)` converts a tensor's shadow;
+    anything else is not followed."""
+    import inspect
+
+    torch = loaded("torch")
+    nn = loaded("torch.nn")
+    receiver = func.receiver
+    if torch is None or nn is None or site.has_star:
+        return None
+    values = list(site.args) + list(site.kwargs.values())
+    if not all(isinstance(v, Val) for v in values):
+        return None
+    dtypes = [v.obj for v in values if type(v.obj) is torch.dtype]
+    devices = [v for v in values if type(v.obj) is not torch.dtype]
+    allowed = set(site.kwargs) <= {"device", "dtype", "non_blocking", "copy"}
+    if not allowed or not all(_reachable_device(torch, v.obj) for v in devices):
+        return None
+    if func.name == "cuda" and not torch.cuda.is_initialized():
+        return None
+    if isinstance(receiver.obj, nn.Module):
+        method = inspect.getattr_static(type(receiver.obj), func.name, None)
+        if dtypes or method is not getattr(nn.Module, func.name, None):
+            return None
+        return Result(receiver)
+    if not is_tensor(receiver.obj) or receiver.live or len(dtypes) > 1:
+        return None
+    if not dtypes:
+        return Result(receiver)
+    from ..quiet import quiet
+
+    try:
+        with quiet():
+            moved = receiver.obj.to(dtypes[0])
+    except Exception:
+        return Result(UNKNOWN)
+    return Result(Val(moved, sampled=receiver.sampled, rows=receiver.rows, origin=receiver.origin))
+
+
+def _reachable_device(torch: Any, obj: Any) -> bool:
+    """A device argument the real call will certainly reach: the CPU, or CUDA once this
+    kernel has used it (a flag read; nothing is initialised). Flags are not devices."""
+    if type(obj) in (bool, type(None)):
+        return True
+    try:
+        kind = torch.device(obj).type if type(obj) in (str, int, torch.device) else None
+    except Exception:
+        return False
+    return kind == "cpu" or (kind == "cuda" and bool(torch.cuda.is_initialized()))
+
+
 def on_call(chk: Any, site: CallSite) -> Any:
     func = site.func
     nn = loaded("torch.nn")
+    if isinstance(func, BoundMethod) and func.name in DEVICE_MOVES:
+        moved = _device_move(site, func)
+        if moved is not None:
+            return moved
     if (
         isinstance(func, BoundMethod)
         and nn is not None
         and isinstance(func.receiver.obj, nn.Module)
     ) and func.name in FLAG_METHODS:
+        if func.name != "zero_grad":
+            chk.modes_unknown[0] = True
         return Result(func.receiver if func.name != "zero_grad" else Val(None))
     if isinstance(func, Val) and isinstance(func.obj, type) and type(func.obj).__module__ != "abc":
         loss = loaded("torch.nn.modules.loss")
@@ -162,7 +250,11 @@ def on_call(chk: Any, site: CallSite) -> Any:
         if (
             loss is not None
             and cls.__module__.startswith("torch.nn")
-            and (issubclass(cls, loss._Loss) or cls.__name__ in PARAMETER_FREE)
+            and (
+                issubclass(cls, loss._Loss)
+                or cls.__name__ in PARAMETER_FREE
+                or cls.__name__ in DETERMINISTIC_INIT
+            )
         ):
             return _construct(site, cls)
     if not isinstance(func, Val) or not _library_module(func.obj):
@@ -197,14 +289,28 @@ def on_call(chk: Any, site: CallSite) -> Any:
     tensor = tensors[0].obj
     if tensor.numel() > MAX_INPUT_ELEMENTS and not meta:
         return Result(UNKNOWN)  # too costly to run here; shapes downstream are not judged
+    modes_unknown = chk.modes_unknown[0] and _mode_dependent(module)
     try:
         with quiet():
-            result = _run(module, _shadow(tensor, meta))
+            result, exact = _run(module, _shadow(tensor, meta))
     except Exception as exc:
         if shadows.shadow_limit(exc) or (standin and not _structural(exc)):
             return Result(UNKNOWN)
+        if modes_unknown and "when training" in str(exc):
+            return Result(UNKNOWN)
         return _raise(site, exc, module, tensors)
-    return Result(Val(result, origin="standin" if standin else ""))
+    exact = exact and not modes_unknown
+    return Result(Val(result, origin="standin" if standin or not exact else ""))
+
+
+def _mode_dependent(module: Any) -> bool:
+    """Does the module (or a layer in it) compute differently in training mode?"""
+    parts = [module, *module.modules()] if type(module).__name__ == "Sequential" else [module]
+    return any(
+        type(part).__name__.startswith(("BatchNorm", "InstanceNorm"))
+        or type(part).__name__ in DROPOUTS
+        for part in parts
+    )
 
 
 _STRUCTURAL_WORDS = (
