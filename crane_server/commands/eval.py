@@ -56,6 +56,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="DATASET is a JunoBench checkout: convert it into case folders under OUT/cases",
     )
+    parser.add_argument(
+        "--split",
+        default=None,
+        help="only the cases DATASET/SPLIT.json lists under this name (e.g. validation)",
+    )
     parser.add_argument("--retry-errors", action="store_true", help="re-run rows that failed")
     parser.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     parser.add_argument(
@@ -110,6 +115,7 @@ def run(args: argparse.Namespace) -> int:
             junobench=args.junobench,
             plots=not args.no_plots,
             report_only=args.report_only,
+            split=args.split,
         )
     )
     print(summary)

@@ -116,3 +116,26 @@ def _looks_like_case(folder: Path) -> bool:
     if not folder.is_dir():
         return False
     return (folder / "case.json").is_file() or any(folder.glob("*.ipynb"))
+
+
+SPLIT_FILE = "SPLIT.json"
+
+
+def select_split(cases: list[Case], dataset: Path, split: str) -> list[Case]:
+    """The cases `DATASET/SPLIT.json` lists under `split` (e.g. "validation", "tuning")."""
+    import json
+
+    path = dataset / SPLIT_FILE
+    try:
+        listed = json.loads(path.read_text(encoding="utf-8"))[split]
+    except (OSError, ValueError) as exc:
+        raise DocumentError(f"{path}: cannot read the split file: {exc}") from exc
+    except (KeyError, TypeError) as exc:
+        raise DocumentError(f"{path}: no split named {split!r}") from exc
+    if not isinstance(listed, list) or not all(isinstance(item, str) for item in listed):
+        raise DocumentError(f"{path}: {split!r} must be a list of case ids")
+    known = {case.case_id: case for case in cases}
+    missing = sorted(set(listed) - set(known))
+    if missing:
+        raise DocumentError(f"{path}: {split!r} names cases that are not there: {missing[:5]}")
+    return [known[case_id] for case_id in sorted(listed)]

@@ -9,7 +9,7 @@ from typing import Any
 
 from crane_server.errors import CraneError
 from crane_server.eval.analysis import analyse
-from crane_server.eval.cases import Case, load_dataset
+from crane_server.eval.cases import Case, load_dataset, select_split
 from crane_server.eval.engines import LlmBinding
 from crane_server.eval.judge import make_judge
 from crane_server.eval.plan import Plan
@@ -22,12 +22,15 @@ RESULTS_FILE = "results.jsonl"
 REPORT_FILE = "report.md"
 
 
-def load_cases(dataset: Path, out: Path, *, junobench: bool) -> list[Case]:
+def load_cases(
+    dataset: Path, out: Path, *, junobench: bool, split: str | None = None
+) -> list[Case]:
     if junobench:
         from crane_server.eval.junobench import convert_junobench
 
         return load_dataset(convert_junobench(dataset, out / "cases"))
-    return load_dataset(dataset)
+    cases = load_dataset(dataset)
+    return select_split(cases, dataset, split) if split else cases
 
 
 @contextlib.asynccontextmanager
@@ -90,13 +93,14 @@ async def evaluate(
     junobench: bool = False,
     plots: bool = True,
     report_only: bool = False,
+    split: str | None = None,
 ) -> str:
     """Run what is not in `out/results.jsonl` yet, then write the report; return the summary."""
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise CraneError(f"cannot create {out}: {exc}") from exc
-    cases = load_cases(dataset, out, junobench=junobench)
+    cases = load_cases(dataset, out, junobench=junobench, split=split)
     store = ResultStore(out / RESULTS_FILE)
     if not report_only:
         async with _llm_bindings(plan) as (default_model, binding_for), _judge(plan) as judge:
