@@ -98,6 +98,7 @@ async def check_cell(
         findings=findings,
         timings=timings,
         execution_count=count if isinstance(count, int) else None,
+        budget_spent=reply.get("budget_spent") is True,
     )
 
 

@@ -138,6 +138,7 @@ def results_by_cell(
             execution_count=checked.execution_count,
             engine="rules-ahead",
             partial=checked.partial,
+            budget_spent=checked.budget_spent,
             error=checked.error,
         )
         if crash:

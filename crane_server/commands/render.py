@@ -10,6 +10,9 @@ BUSY_NOTE = (
 )
 
 
+BUDGET_NOTE = "note: the check stopped at its time budget; the lines after that were not judged"
+
+
 def render_result(result: CheckResult, target: str, source: str | None = None) -> str:
     """One block per finding: location, message, the line with a caret, evidence and fix.
 
@@ -20,13 +23,14 @@ def render_result(result: CheckResult, target: str, source: str | None = None) -
     if result.error:
         return f"{where}: error: {result.error}"
     partial = f"{where}: {BUSY_NOTE}" if result.partial else None
+    budget = f"{where}: {BUDGET_NOTE}" if result.budget_spent else None
+    notes = [note for note in (partial, budget) if note is not None]
     if not result.findings:
         timing = result.timings.get("check_ms") or result.timings.get("total_ms")
         suffix = f" ({timing:.0f} ms)" if timing is not None else ""
-        verdict = f"{where}: no crash predicted{suffix}"
-        return verdict if partial is None else f"{partial}\n{verdict}"
+        return "\n".join([*notes, f"{where}: no crash predicted{suffix}"])
     blocks = [_render_finding(finding, where, source) for finding in result.findings]
-    return "\n".join(blocks if partial is None else [partial, *blocks])
+    return "\n".join([*notes, *blocks])
 
 
 def _render_finding(finding: Finding, where: str, source: str | None) -> str:

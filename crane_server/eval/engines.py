@@ -68,6 +68,7 @@ def row_from_check(row: ResultRow, result: CheckResult, latency_ms: float) -> Re
         row.line = errors[0].line
         row.reasoning = errors[0].message
     row.codes = [f.code for f in errors]
+    row.budget_spent = result.budget_spent
     row.latency_ms = latency_ms
     row.finished_at = time.time()
     return row

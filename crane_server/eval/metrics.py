@@ -266,6 +266,7 @@ class Usage:
     prompt_tokens: Spread
     completion_tokens: Spread
     cost: float | None
+    budget_spent: int = 0  # rows whose walk stopped at its time budget
 
 
 def usage(rows: Iterable[ResultRow], price: tuple[float, float] | None = None) -> Usage:
@@ -281,4 +282,5 @@ def usage(rows: Iterable[ResultRow], price: tuple[float, float] | None = None) -
         prompt_tokens=Spread.of(prompt),
         completion_tokens=Spread.of(completion),
         cost=cost,
+        budget_spent=sum(1 for r in ok if r.budget_spent),
     )

@@ -264,7 +264,12 @@ def render_summary(analysis: Analysis) -> str:
         )
         timing = group.usage.latency_ms
         what = "checker time per cell" if group.key[0] == "rules" else "latency per call"
-        lines.append(f"  {what}: median {fmt_ms(timing.median)}, p95 {fmt_ms(timing.p95)}")
+        spent = (
+            f"; time budget ran out on {group.usage.budget_spent} of {timing.n} checks"
+            if group.key[0] == "rules"
+            else ""
+        )
+        lines.append(f"  {what}: median {fmt_ms(timing.median)}, p95 {fmt_ms(timing.p95)}{spent}")
         if group.usage.prompt_tokens.n:
             lines.append(
                 f"  tokens: prompt median {fmt(group.usage.prompt_tokens.median, 0)}, "

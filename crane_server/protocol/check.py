@@ -20,6 +20,8 @@ class CheckResult(msgspec.Struct, kw_only=True):
     # "rules+llm"; `partial` is true when the live-object rules did not run.
     engine: str = "rules"
     partial: bool = False
+    # The walk stopped at its time budget: lines after that point were not judged.
+    budget_spent: bool = False
     error: str | None = None
     llm: LlmOutcome | None = None
 

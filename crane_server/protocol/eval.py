@@ -41,6 +41,8 @@ class ResultRow(msgspec.Struct, kw_only=True, omit_defaults=True):
     label_source: Literal["auto", "judge"] | None = None
     judge_label: DiagnosisLabel | None = None
     latency_ms: float | None = None
+    # rules: the checker's walk stopped at its time budget
+    budget_spent: bool = False
     prepare_ms: float | None = None
     prompt_tokens: int | None = None
     completion_tokens: int | None = None

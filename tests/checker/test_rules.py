@@ -104,3 +104,16 @@ def test_batch_norm_and_dropout_run_on_shadows_only() -> None:
     assert torch.equal(norm.running_mean, before[0])
     assert (int(norm.num_batches_tracked), net.training) == before[1:]
     assert torch.equal(torch.get_rng_state(), rng)
+
+
+def test_a_walk_that_runs_out_of_time_says_so() -> None:
+    """The walk stops at its CPU budget: the result says so instead of claiming nothing."""
+    from crane_server.probe.interpreter.checker import walk_cell
+
+    namespace = namespace_for(
+        RuleCase("b", "import numpy as np\na = np.ones((300, 300))", "", None)
+    )
+    findings, errors, spent = walk_cell("b = a @ a\n" * 2000 + "a[1000]\n", namespace)
+    assert (findings, errors, spent) == ([], [], True)
+    findings, errors, spent = walk_cell("b = a @ a\na[1000]\n", namespace)
+    assert findings[0]["exception"] == "IndexError" and not spent

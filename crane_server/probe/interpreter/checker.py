@@ -144,6 +144,8 @@ class Checker:
         # Shared with the walks of called functions: set once a module's train()/eval() ran,
         # after which no module's training mode is known (the user's modules are not shadows).
         self.modes_unknown: List[bool] = [False]
+        # Shared too: set when the walk stopped because its time budget was spent.
+        self.budget_spent: List[bool] = [False]
         self.cell_bound = assigned_names(tree.body)
         # Magics (%run, %store -r, %time x = ...) run through get_ipython() and may bind names.
         if any(
@@ -199,6 +201,7 @@ class Checker:
         kid.names_unreliable = self.names_unreliable
         kid.files_unreliable = self.files_unreliable
         kid.modes_unknown = self.modes_unknown
+        kid.budget_spent = self.budget_spent
         kid.certain = self.certain
         kid.active_functions = self.active_functions | {id(node)}
         kid.report_at = (
@@ -375,6 +378,7 @@ class Checker:
             self.modules_seen = modules
         self.budget_checked = now
         if now > self.deadline:
+            self.budget_spent[0] = True
             raise StopWalk()
 
     def run(self) -> None:
@@ -1368,32 +1372,41 @@ def run_checker(
     source: str, namespace: Optional[Dict[str, Any]] = None
 ) -> Tuple[List[Dict[str, Any]], List[str]]:
     """Findings for one cell, and the errors of rules that failed (skipped)."""
+    findings, errors, _ = walk_cell(source, namespace)
+    return findings, errors
+
+
+def walk_cell(
+    source: str, namespace: Optional[Dict[str, Any]] = None
+) -> Tuple[List[Dict[str, Any]], List[str], bool]:
+    """Findings, rule errors, and whether the walk stopped because its budget was spent."""
     if namespace is None:
         namespace = _user_namespace()
     code, offset = prepare_source(source)
     if not code.strip():
-        return [], []
+        return [], [], False
     try:
         tree = ast.parse(code)
     except SyntaxError as exc:
-        return [rules_python.syntax_error(exc, offset)], []
+        return [rules_python.syntax_error(exc, offset)], [], False
     checker = Checker(tree, code.splitlines(), namespace, offset)
     with quiet():
         try:
             checker.run()
         except Exception as exc:  # a defect of the walker itself: judge nothing
             checker.rule_errors.append("checker: %s: %s" % (type(exc).__name__, exc))
-            return [], checker.rule_errors
-    return checker.findings, checker.rule_errors
+            return [], checker.rule_errors, False
+    return checker.findings, checker.rule_errors, checker.budget_spent[0]
 
 
 def check_request(payload: Dict[str, Any]) -> Dict[str, Any]:
     """payload: {"source": cell text} -> {"findings": [...]}."""
     source = payload.get("source", "")
     started = time.perf_counter()
-    findings, errors = run_checker(source)
+    findings, errors, budget_spent = walk_cell(source)
     return {
         "findings": findings,
         "rule_errors": errors[:20],
+        "budget_spent": budget_spent,
         "check_ms": (time.perf_counter() - started) * 1000.0,
     }
