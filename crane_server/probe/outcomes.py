@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 
 class Raise:
@@ -83,12 +83,32 @@ def char_column(line_text: str, byte_offset: int) -> int:
         return byte_offset
 
 
+def _attribute_line(node: Any) -> Optional[Tuple[int, int]]:
+    """Where Python 3.11+ puts a method call or attribute that spans lines: on the line of
+    the attribute's name (`.mean()` of a chain written over several lines), not the first."""
+    import sys
+
+    if sys.version_info < (3, 11):
+        return None
+    attr = node.func if isinstance(node, ast.Call) else node
+    if not isinstance(attr, ast.Attribute) or attr.end_lineno is None:
+        return None
+    if attr.end_lineno == getattr(node, "lineno", attr.end_lineno) or attr.end_col_offset is None:
+        return None
+    return attr.end_lineno, max(0, attr.end_col_offset - len(attr.attr))
+
+
 def to_finding(outcome: Raise, node: ast.AST, lines: List[str], line_offset: int) -> Dict[str, Any]:
     """The Finding JSON (see crane_server/protocol/findings.py) for a certain raise."""
     where = outcome.node or node
     lineno = getattr(where, "lineno", 1)
     text = lines[lineno - 1] if 0 < lineno <= len(lines) else ""
     column = char_column(text, getattr(where, "col_offset", 0))
+    attribute = _attribute_line(where)
+    if attribute is not None:
+        lineno, column = attribute
+        text = lines[lineno - 1] if 0 < lineno <= len(lines) else ""
+        column = char_column(text, column)
     end_lineno = getattr(where, "end_lineno", None) or lineno
     end_text = lines[end_lineno - 1] if 0 < end_lineno <= len(lines) else ""
     end_col = getattr(where, "end_col_offset", None)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, Optional
 
-from .values import is_dataframe, is_ndarray, is_series, is_tensor, loaded
+from .values import is_dataframe, is_ndarray, is_series, is_tensor, loaded, type_root
 
 # Methods of pandas objects that mutate, perform I/O, draw, print or call user code.
 PANDAS_IMPURE_METHODS = frozenset(
@@ -57,6 +57,11 @@ TORCH_PURE_FUNCTIONS = frozenset(
 )
 
 
+PANDAS_ACCESSORS = frozenset(
+    "StringMethods DatetimeProperties TimedeltaProperties PeriodProperties CategoricalAccessor".split()
+)
+
+
 def pure_method(receiver: Any, name: str, kwargs: Dict[str, Any]) -> bool:
     """May `receiver.name(...)` be evaluated on tracked values?"""
     if name.startswith("_") and name not in ("__getitem__",):
@@ -73,6 +78,9 @@ def pure_method(receiver: Any, name: str, kwargs: Dict[str, Any]) -> bool:
         return name not in PANDAS_IMPURE_METHODS
     if pd is not None and isinstance(receiver, (pd.Index, pd.Categorical)):
         return not name.startswith("to_") and name not in PANDAS_IMPURE_METHODS
+    if type(receiver).__name__ in PANDAS_ACCESSORS and type_root(type(receiver)) == "pandas":
+        # `.str`, `.dt`, `.cat` of a shadow: each method returns a new Series or Index
+        return name not in PANDAS_IMPURE_METHODS and not name.startswith("to_")
     if is_ndarray(receiver):
         return name not in NUMPY_IMPURE_METHODS and not name.startswith("to")
     if is_tensor(receiver):

@@ -1059,3 +1059,187 @@ CASES += [
         2,
     ),
 ]
+
+# Relabelling: `frame.columns = names` and `frame.index = labels` must match the length.
+CASES += [
+    RuleCase(
+        "columns-wrong-count",
+        FRAME,
+        "df.columns = ['amount', 'cls', 'city']",
+        "pandas-value-error",
+        "ValueError",
+    ),
+    RuleCase("columns-right-count", FRAME, "df.columns = ['amount', 'cls', 'city', 'price']", None),
+    RuleCase(
+        "columns-of-empty-frame",
+        FRAME,
+        "book = pd.DataFrame()\nbook.columns = ['a', 'b']",
+        "pandas-value-error",
+        "ValueError",
+        2,
+    ),
+    RuleCase(
+        "columns-renamed-then-old-name",
+        FRAME,
+        "df.columns = ['amount', 'cls', 'city', 'price']\ndf['Amount'].sum()",
+        "pandas-missing-column",
+        "KeyError",
+        2,
+    ),
+    RuleCase(
+        "columns-renamed-then-new-name",
+        FRAME,
+        "df.columns = ['amount', 'cls', 'city', 'price']\ndf['amount'].sum()",
+        None,
+    ),
+    RuleCase(
+        "index-wrong-length",
+        FRAME,
+        "df.index = ['a', 'b', 'c']",
+        "pandas-value-error",
+        "ValueError",
+    ),
+    RuleCase("index-right-length", FRAME, "df.index = ['a', 'b', 'c', 'd']\ndf.loc['d']", None),
+]
+
+# Plot data lengths: a scalar x is one point; scatter colours; hist of all-NaN data.
+CASES += [
+    RuleCase(
+        "plot-scalar-against-array",
+        PLOT,
+        "steps = 20\nplt.plot(steps, np.arange(10.0))",
+        "matplotlib-xy-length",
+        "ValueError",
+        2,
+    ),
+    RuleCase("plot-scalar-against-scalar", PLOT, "plt.plot(3, 4, 'o')", None),
+    RuleCase(
+        "scatter-colours-one-too-many",
+        PLOT,
+        "fig, ax = plt.subplots()\nax.scatter(np.arange(10), np.arange(10), c=np.arange(11))",
+        "matplotlib-xy-length",
+        "ValueError",
+        2,
+    ),
+    RuleCase(
+        "scatter-colours-one-each",
+        PLOT,
+        "fig, ax = plt.subplots()\nax.scatter(np.arange(10), np.arange(10), c=np.arange(10))",
+        None,
+    ),
+    RuleCase(
+        "scatter-colour-names-short",
+        PLOT,
+        "plt.scatter([1, 2, 3, 4, 5], [5, 4, 3, 2, 1], c=['red', 'blue'])",
+        "matplotlib-xy-length",
+        "ValueError",
+    ),
+    RuleCase(
+        "hist-all-nan",
+        PLOT,
+        "temps = pd.to_numeric(df['City'], errors='coerce')\nplt.hist(temps, bins=10)",
+        "matplotlib-value-error",
+        "ValueError",
+        2,
+    ),
+    RuleCase(
+        "hist-some-nan", PLOT, "plt.hist(df['Amount'].where(df['Class'] == 1), bins=10)", None
+    ),
+    RuleCase(
+        "hist-all-nan-with-range",
+        PLOT,
+        "temps = pd.to_numeric(df['City'], errors='coerce')\nplt.hist(temps, bins=10, range=(0, 1))",
+        None,
+    ),
+]
+
+# A method chain over several lines: Python 3.11+ reports the line of the failing method.
+CASES += [
+    RuleCase(
+        "chain-over-lines-reports-method-line",
+        FRAME,
+        "means = (\n    df.assign(Total=df['Amount'] * 2)\n    .groupby('Class')\n    .mean()\n)",
+        "pandas-type-error",
+        "TypeError",
+        4,
+    ),
+]
+
+# Several columns at once; labels nested one list too deep; `.str` methods on a shadow.
+NAMES = FRAME + "people = pd.DataFrame({'name': ['Ada King Byron', 'Alan Turing']})\n"
+CASES += [
+    RuleCase(
+        "split-expand-more-parts-than-names",
+        NAMES,
+        "people[['first', 'last']] = people['name'].str.split(' ', expand=True)",
+        "pandas-value-error",
+        "ValueError",
+    ),
+    RuleCase(
+        "split-expand-as-many-names",
+        NAMES,
+        "people[['first', 'middle', 'last']] = people['name'].str.split(' ', expand=True)",
+        None,
+    ),
+    RuleCase(
+        "split-expand-n-limited",
+        NAMES,
+        "people[['first', 'rest']] = people['name'].str.split(' ', n=1, expand=True)\npeople['rest']",
+        None,
+    ),
+    RuleCase(
+        "str-method-result-missing-column",
+        NAMES,
+        "parts = people['name'].str.split(' ', expand=True)\nparts['first']",
+        "pandas-missing-column",
+        "KeyError",
+        2,
+    ),
+    RuleCase(
+        "drop-columns-list-in-list",
+        FRAME,
+        "unused = ['Price', 'City']\ndf.drop(columns=[unused], inplace=True)",
+        "pandas-missing-column",
+        "KeyError",
+        2,
+    ),
+    RuleCase(
+        "drop-columns-list",
+        FRAME,
+        "unused = ['Price', 'City']\ndf.drop(columns=unused, inplace=True)\ndf['Amount']",
+        None,
+    ),
+]
+
+# `a or b` / `a and b`: an operand after ones with known, undeciding truth values runs for sure.
+ARRAYS = (
+    FRAME + "boxes = np.ones((5, 3))\nfeatures = np.ones((4, 512))\nnone_yet = np.ones((0, 3))\n"
+)
+CASES += [
+    RuleCase(
+        "or-guard-then-matmul",
+        ARRAYS,
+        "cost = None if (boxes.shape[0] == 0 or features.shape[0] == 0) else boxes @ features.T",
+        "numpy-value-error",
+        "ValueError",
+    ),
+    RuleCase(
+        "or-guard-skips-empty",
+        ARRAYS,
+        "cost = None if (none_yet.shape[0] == 0 or features.shape[0] == 0) else none_yet @ features.T",
+        None,
+    ),
+    RuleCase(
+        "and-second-operand-runs",
+        ARRAYS,
+        "ok = boxes.shape[0] > 0 and features.shape[2] > 0",
+        "python-index-out-of-range",
+        "IndexError",
+    ),
+    RuleCase(
+        "and-second-operand-skipped",
+        ARRAYS,
+        "ok = none_yet.shape[0] > 0 and features.shape[2] > 0",
+        None,
+    ),
+]

@@ -117,3 +117,20 @@ def test_a_walk_that_runs_out_of_time_says_so() -> None:
     assert (findings, errors, spent) == ([], [], True)
     findings, errors, spent = walk_cell("b = a @ a\na[1000]\n", namespace)
     assert findings[0]["exception"] == "IndexError" and not spent
+
+
+def test_the_line_of_a_chain_is_the_line_python_reports() -> None:
+    import sys
+    import traceback
+
+    case = next(c for c in CASES if c.id == "chain-over-lines-reports-method-line")
+    namespace = namespace_for(case)
+    try:
+        exec(compile(case.cell, "<cell>", "exec"), namespace)
+    except TypeError as exc:
+        frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == "<cell>"]
+        real_line = frames[-1].lineno
+    else:
+        raise AssertionError("the cell ran")
+    findings, _ = run_checker(case.cell, namespace_for(case))
+    assert findings[0]["line"] == real_line == (4 if sys.version_info >= (3, 11) else 1)

@@ -689,6 +689,11 @@ class Checker:
                     self.bind(target.value.id, UNKNOWN)
         elif isinstance(target, ast.Attribute):
             base = self.eval(target.value)
+            answer = rules_pandas.set_attribute(self, target, base, value)
+            new = self.outcome(answer, target) if answer is not None else None
+            if isinstance(target.value, ast.Name) and new is not None:
+                self.bind(target.value.id, new)
+                return
             self.havoc_value(base)
             if isinstance(target.value, ast.Name):
                 self.bind(target.value.id, UNKNOWN)
@@ -862,20 +867,26 @@ class Checker:
         return Val(result, sampled=operand.sampled, rows=operand.rows, fake=operand.fake)
 
     def expr_BoolOp(self, node: ast.BoolOp) -> Any:
-        # Only the first operand is certainly evaluated.
-        first = self.eval(node.values[0])
-        was_certain = self.certain
-        self.certain = False
-        for value in node.values[1:]:
-            self.eval(value)
-        self.certain = was_certain
-        if isinstance(first, Val):
-            truth = self.truth(first)
-            if truth is not None and isinstance(node.op, ast.And) and not truth:
-                return first
-            if truth is not None and isinstance(node.op, ast.Or) and truth:
-                return first
-        return UNKNOWN
+        """`a or b`, `a and b`: each operand is certainly evaluated while the ones before it
+        have known truth values that do not decide the result."""
+        deciding = isinstance(node.op, ast.Or)
+        last: Any = UNKNOWN
+        for position, operand in enumerate(node.values):
+            last = self.eval(operand)
+            truth = self.truth(last) if isinstance(last, Val) else None
+            if truth is None:
+                rest = node.values[position + 1 :]
+                if rest:
+                    was_certain = self.certain
+                    self.certain = False
+                    for value in rest:
+                        self.eval(value)
+                    self.certain = was_certain
+                    return UNKNOWN
+                return last
+            if truth is deciding:
+                return last
+        return last
 
     def expr_Compare(self, node: ast.Compare) -> Any:
         left = self.eval(node.left)

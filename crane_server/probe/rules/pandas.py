@@ -45,11 +45,15 @@ def missing_column_raise(
 ) -> Raise:
     columns = list(frame.columns)
     missing = (
-        key if not isinstance(key, (list, tuple)) else [k for k in key if k not in frame.columns]
+        key
+        if not isinstance(key, (list, tuple))
+        else [k for k in key if not _hashable(k) or k not in frame.columns]
     )
     probe_key = (
         missing if not isinstance(missing, list) else (missing[0] if len(missing) == 1 else None)
     )
+    if not _hashable(probe_key):
+        probe_key = None  # a list inside the list of labels: no one name to suggest
     closest = closest_name(probe_key, columns) if probe_key is not None else None
     replace_node = None
     if closest is not None and key_node is not None:
@@ -546,7 +550,9 @@ def set_item(chk: Any, target: ast.Subscript, base: Any, key: Any, value: Any) -
     if not isinstance(base, Val) or not is_dataframe(base.obj) or not isinstance(key, Val):
         return None
     label = key.obj
-    if not _hashable(label) or isinstance(label, tuple) or (type(label) is list):
+    if type(label) is list:
+        return _set_columns(base, label, value, target)
+    if not _hashable(label) or isinstance(label, tuple):
         return None
     frame = base.obj.copy(deep=True)
     fake = base.fake
@@ -568,6 +574,84 @@ def set_item(chk: Any, target: ast.Subscript, base: Any, key: Any, value: Any) -
         frame[label] = None
         fake = True
     return Result(Val(frame, sampled=base.sampled, rows=base.rows, fake=fake))
+
+
+def set_attribute(chk: Any, target: ast.Attribute, base: Any, value: Any) -> Any:
+    """`frame.columns = names` / `frame.index = labels`: the relabelled frame, computed on a
+    copy, or the ValueError a length mismatch raises."""
+    attr = target.attr
+    if attr not in ("columns", "index") or not isinstance(base, Val) or base.fake:
+        return None
+    frame = base.obj
+    if not (is_dataframe(frame) or (is_series(frame) and attr == "index")):
+        return None
+    if not isinstance(value, Val) or value.fake or value.live:
+        return None
+    labels = value.obj
+    if not (is_plain_data(labels) or is_library_object(labels)) or _is_scalar(labels):
+        return None
+    if attr == "index" and (base.sampled or value.sampled):
+        return None  # a sample's rows are not all of them
+    copy = frame.copy(deep=False)
+    try:
+        from ..quiet import quiet
+
+        with quiet():
+            setattr(copy, attr, labels)
+    except ValueError as exc:
+        if attr == "columns":
+            size = len(frame.columns)
+            fact = "the frame has %d columns: %s" % (size, preview(list(frame.columns)))
+            fix: Optional[str] = "give one name per column (%d), or select columns first" % size
+        else:
+            fact, fix = "it has %d rows" % len(frame.index), None
+        return Raise(
+            "pandas-value-error",
+            "ValueError",
+            str(exc).split("\n")[0],
+            facts=[fact],
+            fix=fix,
+            node=target,
+        )
+    except Exception:
+        return Result(UNKNOWN)
+    return Result(Val(copy, sampled=base.sampled, rows=base.rows, origin=base.origin))
+
+
+def _set_columns(base: Val, labels: List[Any], value: Any, target: ast.Subscript) -> Any:
+    """`frame[[a, b]] = other_frame`: the columns must match one to one (ValueError), judged
+    only on whole frames (a sample's split may have fewer parts than all rows)."""
+    if (
+        not isinstance(value, Val)
+        or value.fake
+        or value.sampled
+        or base.sampled
+        or base.fake
+        or not is_dataframe(value.obj)
+        or not all(_hashable(label) for label in labels)
+    ):
+        return None
+    frame = base.obj.copy(deep=True)
+    try:
+        from ..quiet import quiet
+
+        with quiet():
+            frame[labels] = value.obj
+    except ValueError as exc:
+        return Raise(
+            "pandas-value-error",
+            "ValueError",
+            str(exc).split("\n")[0],
+            facts=[
+                "%d column names on the left, %d columns on the right: %s"
+                % (len(labels), len(value.obj.columns), preview(list(value.obj.columns)))
+            ],
+            fix="name as many columns as the right side has (or select some of them)",
+            node=target,
+        )
+    except Exception:
+        return None
+    return Result(Val(frame, origin=base.origin))
 
 
 def _is_scalar(obj: Any) -> bool:

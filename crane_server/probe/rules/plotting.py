@@ -237,7 +237,10 @@ def _plot_xy(site: CallSite) -> Any:
     ):
         return None
     x, y = _data_shape(args[0]), _data_shape(args[1])
-    if not x or not y or x[0] == y[0]:
+    if x is None or y is None or x == y == ():
+        return None
+    x, y = x or (1,), y or (1,)  # a scalar is plotted as one point
+    if x[0] == y[0]:
         return None
     return Raise(
         "matplotlib-xy-length",
@@ -259,14 +262,77 @@ def _size(shape: Tuple[int, ...]) -> int:
 def _scatter_xy(site: CallSite) -> Any:
     x = _data_shape(site.arg(0, "x"))
     y = _data_shape(site.arg(1, "y"))
-    if x is None or y is None or _size(x) == _size(y):
+    if x is None or y is None:
         return None
+    if _size(x) == _size(y):
+        return _scatter_colours(site, _size(x))
     return Raise(
         "matplotlib-xy-length",
         "ValueError",
         "x and y must be the same size",
         facts=["x has %d values, y has %d" % (_size(x), _size(y))],
         fix="scatter values of the same length",
+        node=site.node,
+    )
+
+
+def _scatter_colours(site: CallSite, points: int) -> Any:
+    """`c=` with one value per point, or else ValueError (a 3- or 4-long `c` may be a colour)."""
+    colours = site.arg(3, "c")
+    shape = _data_shape(colours)
+    if shape is None or len(shape) != 1 or shape[0] in (points, 1, 3, 4):
+        return None
+    if not _numbers_or_names(colours.obj):
+        return None
+    return Raise(
+        "matplotlib-xy-length",
+        "ValueError",
+        "'c' argument has %d elements, which is inconsistent with 'x' and 'y' with size %d."
+        % (shape[0], points),
+        facts=["%d points but %d colour values" % (points, shape[0])],
+        fix="give one colour value per point",
+        node=site.node,
+    )
+
+
+def _numbers_or_names(obj: Any) -> bool:
+    """A 1-D sequence of numbers (or of colour names), as `c=` takes it."""
+    if type(obj) in (list, tuple):
+        kinds = {type(item) for item in obj}
+        return kinds <= {int, float} or kinds == {str}
+    kind = getattr(getattr(obj, "dtype", None), "kind", None)
+    return kind in ("i", "u", "f")
+
+
+def _hist(site: CallSite) -> Any:
+    """All-NaN data with no `range`: numpy cannot find bin edges (ValueError)."""
+    data = site.arg(0, "x")
+    bins = site.arg(1, "bins")
+    if site.has_star or not isinstance(data, Val) or data.fake or data.sampled:
+        return None
+    if site.kwargs.get("range") is not None or (
+        bins is not None and not (isinstance(bins, Val) and type(bins.obj) in (int, type(None)))
+    ):
+        return None
+    np = loaded("numpy")
+    shape = _data_shape(data)
+    if np is None or shape is None or len(shape) != 1 or shape[0] == 0:
+        return None
+    if getattr(getattr(data.obj, "dtype", None), "kind", None) != "f":
+        return None
+    try:
+        values = np.asarray(data.obj, dtype=float)
+    except Exception:
+        return None
+    if not bool(np.isnan(values).all()):
+        return None
+    return Raise(
+        "matplotlib-value-error",
+        "ValueError",
+        "autodetected range of [nan, nan] is not finite",
+        facts=["all %d values are NaN" % shape[0]],
+        fix="drop or fill the missing values first (e.g. .dropna()), or check the conversion "
+        "that produced them",
         node=site.node,
     )
 
@@ -295,6 +361,7 @@ def _bar(site: CallSite, horizontal: bool) -> Any:
 
 XY_CHECKS = {
     "plot": _plot_xy,
+    "hist": _hist,
     "scatter": _scatter_xy,
     "bar": lambda site: _bar(site, horizontal=False),
     "barh": lambda site: _bar(site, horizontal=True),
