@@ -27,6 +27,7 @@ SHIPPED_MODULES = (
     "rules.python",
     "rules.pandas",
     "rules.numpy",
+    "rules.sklearn_dry_run",
     "rules.sklearn",
     "rules.torch",
     "rules.plotting",

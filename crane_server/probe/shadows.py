@@ -328,7 +328,7 @@ def _library_callable(value: Any) -> bool:
 
 
 def _estimator(base: Any, obj: Any) -> Any:
-    """sklearn.base.clone plus copies of the fitted attributes (scikit-learn's own classes only)."""
+    """sklearn.base.clone plus copies of the fitted state (scikit-learn's own classes only)."""
     import copy
 
     np = loaded("numpy")
@@ -342,7 +342,13 @@ def _estimator(base: Any, obj: Any) -> Any:
 
         with quiet():
             clone = base.clone(obj)
-            fitted = {k: copy.deepcopy(v) for k, v in state.items() if k.endswith("_")}
+            # fitted state: `coef_`-style attributes and private ones (`_fit_X`, `_tree`)
+            params = _instance(clone)
+            fitted = {
+                k: copy.deepcopy(v)
+                for k, v in state.items()
+                if k.endswith("_") or (k not in params and not k.startswith("__"))
+            }
             _instance(clone).update(fitted)
     except Exception:
         return None

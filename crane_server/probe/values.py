@@ -192,6 +192,8 @@ class FittedModel:
         self.estimator = estimator
         self.n_features = n_features
         self.feature_names = feature_names
+        # A clone really fitted on the cell's (small) data, when the dry run could do it.
+        self.trained: Any = None
 
 
 def type_root(tp: type) -> str:

@@ -1243,3 +1243,109 @@ CASES += [
         None,
     ),
 ]
+
+# scikit-learn's own checks inside fit/predict/transform, asked of a clone on the cell's data.
+SK = """
+import numpy as np
+import pandas as pd
+from sklearn.linear_model import LogisticRegression, LinearRegression
+from sklearn.neighbors import KNeighborsClassifier
+from sklearn.preprocessing import LabelEncoder, StandardScaler
+from sklearn.decomposition import PCA
+from sklearn.ensemble import RandomForestClassifier
+from sklearn.svm import SVC
+rng = np.random.RandomState(0)
+X = rng.rand(30, 4)
+y = np.array([0, 1, 2] * 10)
+few = X[:6]
+labels = LabelEncoder().fit(['cat', 'dog'])
+forest = RandomForestClassifier(n_estimators=5, random_state=0).fit(X, y)
+scaler = StandardScaler().fit(X)
+"""
+CASES += [
+    RuleCase(
+        "fit-penalty-solver",
+        SK,
+        "clf = LogisticRegression(penalty='l1')\nclf.fit(X, y)",
+        "sklearn-value-error",
+        "ValueError",
+        2,
+    ),
+    RuleCase(
+        "fit-penalty-solver-ok",
+        SK,
+        "clf = LogisticRegression(penalty='l1', solver='saga')\nclf.fit(X, y)",
+        None,
+    ),
+    RuleCase(
+        "fit-pca-too-many-components",
+        SK,
+        "pca = PCA(n_components=6).fit(X)",
+        "sklearn-value-error",
+        "ValueError",
+    ),
+    RuleCase("fit-pca-components-ok", SK, "pca = PCA(n_components=3).fit(X)", None),
+    RuleCase(
+        "fit-1d-x",
+        SK,
+        "SVC().fit(X[:, 0], y)",
+        "sklearn-value-error",
+        "ValueError",
+    ),
+    RuleCase(
+        "predict-fewer-samples-than-neighbours",
+        SK,
+        "knn = KNeighborsClassifier(n_neighbors=10).fit(few, y[:6])\nknn.predict(few)",
+        "sklearn-value-error",
+        "ValueError",
+        2,
+    ),
+    RuleCase(
+        "predict-neighbours-ok",
+        SK,
+        "knn = KNeighborsClassifier(n_neighbors=5).fit(few, y[:6])\nknn.predict(few)",
+        None,
+    ),
+    RuleCase(
+        "predict-one-row-as-1d",
+        SK,
+        "reg = LinearRegression().fit(X, y)\nreg.predict(X[0])",
+        "sklearn-value-error",
+        "ValueError",
+        2,
+    ),
+    RuleCase(
+        "predict-one-row-as-2d",
+        SK,
+        "reg = LinearRegression().fit(X, y)\nreg.predict(X[0].reshape(1, -1))",
+        None,
+    ),
+    RuleCase(
+        "label-encoder-unseen",
+        SK,
+        "labels.transform(['cat', 'bird'])",
+        "sklearn-value-error",
+        "ValueError",
+    ),
+    RuleCase("label-encoder-seen", SK, "labels.transform(['cat', 'dog'])", None),
+    RuleCase(
+        "fitted-forest-probabilities-columns",
+        SK,
+        "proba = forest.predict_proba(X)\nproba[:, 3]",
+        "numpy-index-out-of-range",
+        "IndexError",
+        2,
+    ),
+    RuleCase(
+        "fitted-forest-probabilities-ok",
+        SK,
+        "proba = forest.predict_proba(X)\nproba[:, 2]",
+        None,
+    ),
+    RuleCase(
+        "many-trees-and-jobs-fit-ok",
+        SK,
+        "big = RandomForestClassifier(n_estimators=300, n_jobs=-1).fit(X, y)\nbig.predict(X)",
+        None,
+    ),
+]

@@ -134,3 +134,28 @@ def test_the_line_of_a_chain_is_the_line_python_reports() -> None:
         raise AssertionError("the cell ran")
     findings, _ = run_checker(case.cell, namespace_for(case))
     assert findings[0]["line"] == real_line == (4 if sys.version_info >= (3, 11) else 1)
+
+
+def test_dry_run_fits_a_clone_in_this_process_only() -> None:
+    """The user's estimator stays unfitted, the global RNG where it was, no worker starts."""
+    import multiprocessing
+    import threading
+
+    import numpy as np
+
+    from crane_server.probe.entry import GlobalState
+
+    case = next(c for c in CASES if c.id == "many-trees-and-jobs-fit-ok")
+    namespace = namespace_for(case)
+    namespace["mine"] = namespace["RandomForestClassifier"](n_estimators=50, n_jobs=-1)
+    rng = np.random.get_state()[1].copy()
+    threads = threading.active_count()
+    state = GlobalState()
+    findings, errors = run_checker("mine.fit(X, y)\nout = mine.predict(X)\nout[100]", namespace)
+    state.restore()
+    assert findings and findings[0]["exception"] == "IndexError"  # the clone's predictions
+    assert errors == []
+    assert not hasattr(namespace["mine"], "estimators_")
+    assert np.array_equal(np.random.get_state()[1], rng)
+    assert multiprocessing.active_children() == []
+    assert threading.active_count() == threads

@@ -20,6 +20,7 @@ from ..values import (
     shape_of,
     true_shape,
 )
+from . import sklearn_dry_run as dry_run
 
 FIT_METHODS = frozenset({"fit", "fit_transform", "fit_predict", "partial_fit"})
 USE_METHODS = frozenset(
@@ -136,7 +137,8 @@ def on_call(chk: Any, site: CallSite) -> Any:
             return answer if answer is not None else Result(UNKNOWN)
         func = site.func
         if isinstance(func, BoundMethod) and is_estimator(func.receiver.obj):
-            return _estimator_call(chk, site, func.receiver.obj, None, func.name)
+            receiver = func.receiver
+            return _estimator_call(chk, site, receiver.obj, None, func.name, receiver.live)
     if isinstance(site.func, Val):
         target = site.func.obj
         module = getattr(target, "__module__", "") or ""
@@ -219,7 +221,12 @@ def _x_facts(value: Val) -> Tuple[Optional[int], Optional[int], Optional[List[st
 
 
 def _estimator_call(
-    chk: Any, site: CallSite, estimator: Any, fitted: Optional[FittedModel], method: str
+    chk: Any,
+    site: CallSite,
+    estimator: Any,
+    fitted: Optional[FittedModel],
+    method: str,
+    live: bool = True,
 ) -> Any:
     name = type(estimator).__name__
     is_meta = name in META_ESTIMATORS
@@ -242,12 +249,21 @@ def _estimator_call(
                     )
         x = site.arg(0, "X")
         y = site.arg(1, "y")
+        trained = None
         if isinstance(x, Val):
             problem = _check_x(estimator, x, y, site, is_meta, fitting=True)
             if problem is not None:
                 return problem
+            only_x_y = set(site.kwargs) <= {"X", "y"} and len(site.args) + len(site.kwargs) == (
+                1 if y is None else 2
+            )
+            if fitted is None and not is_meta and only_x_y:
+                failure, trained = dry_run.fit(estimator, method, x, y)
+                if failure is not None:
+                    return dry_run.raised(failure, estimator, method, site)
         _n_samples, n_features, names = _x_facts(x) if isinstance(x, Val) else (None, None, None)
         model = FittedModel(estimator, n_features, names)
+        model.trained = trained
         target = site.node.func.value if isinstance(site.node.func, ast.Attribute) else None
         if isinstance(target, ast.Name) and x is not None:
             chk.bind(target.id, Val(model))
@@ -281,6 +297,15 @@ def _estimator_call(
             problem = _check_x(estimator, x, None, site, is_meta, fitting=False, fitted=fitted)
             if problem is not None:
                 return problem
+            # a clone fitted on the cell's data, or a copy of a fitted estimator (never live)
+            trained = fitted.trained if fitted is not None else (None if live else estimator)
+            if trained is not None and not is_meta and len(site.args) + len(site.kwargs) == 1:
+                failure, output = dry_run.use(trained, method, x)
+                if failure is not None:
+                    return dry_run.raised(failure, estimator, method, site)
+                if output is not None:
+                    # exact for a copy of the user's fitted estimator; shaped right otherwise
+                    return Result(Val(output, fake=fitted is not None))
         return Result(UNKNOWN)
     return None
 
