@@ -1349,3 +1349,38 @@ CASES += [
         None,
     ),
 ]
+
+# Item assignment into arrays, followed on the walk's own copy.
+ITEMS = FRAME + "grid = np.zeros((3, 4))\ncounts = np.arange(5)\npatches = np.zeros((2, 3, 3))\n"
+CASES += [
+    RuleCase(
+        "array-set-row-too-long",
+        ITEMS,
+        "grid[0] = np.ones(5)",
+        "numpy-value-error",
+        "ValueError",
+    ),
+    RuleCase("array-set-row", ITEMS, "grid[0] = np.ones(4)", None),
+    RuleCase(
+        "array-set-nan-into-integers",
+        ITEMS,
+        "counts[0] = np.nan",
+        "numpy-value-error",
+        "ValueError",
+    ),
+    RuleCase("array-set-nan-into-floats", ITEMS, "grid[0, 0] = np.nan", None),
+    RuleCase(
+        "array-set-past-buffer",
+        ITEMS,
+        "for k in range(3):\n    patches[k] = np.ones((3, 3))",
+        "numpy-index-out-of-bounds",
+        "IndexError",
+        2,
+    ),
+    RuleCase(
+        "array-set-within-buffer",
+        ITEMS,
+        "for k in range(2):\n    patches[k] = np.ones((3, 3))",
+        None,
+    ),
+]

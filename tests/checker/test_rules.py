@@ -159,3 +159,12 @@ def test_dry_run_fits_a_clone_in_this_process_only() -> None:
     assert np.array_equal(np.random.get_state()[1], rng)
     assert multiprocessing.active_children() == []
     assert threading.active_count() == threads
+
+
+def test_item_assignment_never_reaches_the_users_array() -> None:
+    case = next(c for c in CASES if c.id == "array-set-row")
+    namespace = namespace_for(case)
+    grid, counts = namespace["grid"], namespace["counts"]
+    run_checker("grid[0] = np.ones(4)\nview = grid[1]\ngrid[1] = 7\ncounts[:] = 3", namespace)
+    assert grid.sum() == 0 and counts.tolist() == [0, 1, 2, 3, 4]
+    assert namespace["grid"] is grid and "view" not in namespace

@@ -680,6 +680,8 @@ class Checker:
             base = self.eval(target.value)
             key = self.eval(target.slice)
             answer = rules_pandas.set_item(self, target, base, key, value)
+            if answer is None:
+                answer = rules_numpy.set_item(self, target, base, key, value)
             new = self.outcome(answer, target) if answer is not None else None
             if isinstance(target.value, ast.Name) and new is not None:
                 self.bind(target.value.id, new)

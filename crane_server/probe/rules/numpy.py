@@ -10,7 +10,7 @@ import ast
 from typing import Any, List, Optional, Tuple
 
 from ..outcomes import CallSite, Raise, Result
-from ..values import UNKNOWN, BoundMethod, Val, is_ndarray, loaded, true_shape
+from ..values import UNKNOWN, BoundMethod, Val, is_ndarray, is_plain_data, loaded, true_shape
 
 
 def on_attribute(chk: Any, node: ast.Attribute, base: Val) -> Any:
@@ -59,6 +59,60 @@ def _index_check(
         return Result(Val(base.obj[index if len(index) > 1 else index[0]], fake=base.fake))
     except Exception:
         return Result(UNKNOWN)
+
+
+# Item assignment into arrays up to this size is followed.
+SET_ITEM_MAX_ELEMENTS = 1_000_000
+
+
+def set_item(chk: Any, target: ast.Subscript, base: Any, key: Any, value: Any) -> Any:
+    """`array[key] = value` on the walk's own array (a shadow copy or a value the walk
+    computed, never the user's object), in place, so views and other names of it see the
+    change as they would for real: a bad index, a shape that does not broadcast or a value the
+    dtype cannot hold (NaN into integers) raises here as it will in the run."""
+    if not isinstance(base, Val) or not is_ndarray(base.obj) or base.live or base.sampled:
+        return None
+    if base.fake or not isinstance(key, Val) or not isinstance(value, Val) or value.fake:
+        return None
+    if value.sampled or key.sampled or base.obj.size > SET_ITEM_MAX_ELEMENTS:
+        return None
+    index, item = key.obj, value.obj
+    if not (_plain_key(index) and (is_plain_data(item) or is_ndarray(item) or _numpy_scalar(item))):
+        return None
+    if is_ndarray(item) and item.dtype == object:
+        return None
+    try:
+        from ..quiet import quiet
+
+        with quiet():
+            base.obj[index] = item
+    except (IndexError, ValueError, TypeError) as exc:
+        name = type(exc).__name__
+        code = "numpy-index-out-of-bounds" if name == "IndexError" else "numpy-value-error"
+        return Raise(
+            code,
+            name,
+            str(exc).split("\n")[0],
+            facts=["the array has shape %s, dtype %s" % (tuple(base.obj.shape), base.obj.dtype)],
+            node=target,
+        )
+    except Exception:
+        return None
+    return Result(base)
+
+
+def _plain_key(index: Any) -> bool:
+    """int, slice, tuple of those, or an integer/boolean index array."""
+    if type(index) in (int, slice, type(None), type(Ellipsis)):
+        return True
+    if type(index) is tuple:
+        return all(_plain_key(part) for part in index)
+    return is_ndarray(index) and index.dtype.kind in ("i", "u", "b")
+
+
+def _numpy_scalar(obj: Any) -> bool:
+    np = loaded("numpy")
+    return np is not None and isinstance(obj, np.generic) and not isinstance(obj, np.object_)
 
 
 def on_binop(chk: Any, node: ast.BinOp, left: Val, right: Val) -> Any:
