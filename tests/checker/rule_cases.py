@@ -1384,3 +1384,43 @@ CASES += [
         None,
     ),
 ]
+
+# Loaders: enumerate(loader, 1) and next(iter(loader)) give the first batch; arrays into layers.
+CASES += [
+    RuleCase(
+        "loader-enumerate-from-one",
+        LOADER,
+        "for step, (x, y) in enumerate(loader, 1):\n    out = net(x)\n    loss = loss_fn(out, y)",
+        "torch-loss-input",
+        "ValueError",
+        3,
+    ),
+    RuleCase(
+        "loader-next-iter",
+        LOADER,
+        "x, y = next(iter(loader))\nout = net(x)\nloss = loss_fn(out, y)",
+        "torch-loss-input",
+        "ValueError",
+        3,
+    ),
+    RuleCase(
+        "loader-next-iter-ok",
+        LOADER,
+        "x, y = next(iter(loader))\nout = net(x)\nloss = loss_fn(out.squeeze(1), y.float())",
+        None,
+    ),
+    RuleCase(
+        "array-into-layer",
+        LOADER,
+        "import numpy as np\nfeatures = np.ones((2, 256), dtype=np.float32)\nout = net.fc(features)",
+        "torch-type-error",
+        "TypeError",
+        3,
+    ),
+    RuleCase(
+        "array-converted-into-layer",
+        LOADER,
+        "import numpy as np\nfeatures = np.ones((2, 256), dtype=np.float32)\nout = net.fc(torch.from_numpy(features))",
+        None,
+    ),
+]

@@ -1193,13 +1193,14 @@ class Checker:
         sampled = any(v.sampled for v in everything)
         fake = any(v.fake for v in everything)
         builtin = purity.pure_builtin(func)
-        if builtin == "enumerate" and len(site.args) == 1 and not site.kwargs:
+        start = _enumerate_start(site) if builtin == "enumerate" else None
+        if start is not None:
             batch = rules_torch.loader_batch(site.args[0].obj)
             if batch is not None:
                 batch = shadows.shadow_batch(batch)
             if batch is not None:
                 # The first (index, batch) pair; the loop's later iterations are not judged.
-                return Val([(0, batch)], sampled=True, rows=1 << 30, origin="standin")
+                return Val([(start, batch)], sampled=True, rows=1 << 30, origin="standin")
         if builtin == "len" and len(site.args) == 1:
             length = length_of(site.args[0])
             return Val(length) if length is not None else UNKNOWN
@@ -1259,6 +1260,17 @@ class Checker:
         return [
             Val(i, fake=value.fake, origin=origin) if not isinstance(i, Val) else i for i in listed
         ], complete
+
+
+def _enumerate_start(site: CallSite) -> Optional[int]:
+    """The start of `enumerate(x)`, `enumerate(x, 1)` or `enumerate(x, start=1)`, if plain."""
+    args, kwargs = site.args, site.kwargs
+    if not args or len(args) > 2 or set(kwargs) - {"start"} or (len(args) == 2 and kwargs):
+        return None
+    given = args[1] if len(args) == 2 else kwargs.get("start")
+    if given is None:
+        return 0
+    return given.obj if isinstance(given, Val) and type(given.obj) is int else None
 
 
 def _iterable(obj: Any) -> bool:

@@ -229,9 +229,40 @@ def _reachable_device(torch: Any, obj: Any) -> bool:
     return kind == "cpu" or (kind == "cuda" and bool(torch.cuda.is_initialized()))
 
 
+class FirstBatch:
+    """`iter(loader)`: an iterator whose `next` gives one representative batch."""
+
+    def __init__(self, batch: Any) -> None:
+        self.batch = batch
+
+
+def _first_batch(site: CallSite) -> Any:
+    """`next(iter(loader))`: the batch a DataLoader over tensors yields first (a stand-in:
+    shapes and dtypes exact, values not)."""
+    import builtins
+
+    func = site.func
+    if not isinstance(func, Val) or len(site.args) != 1 or site.kwargs or site.has_star:
+        return None
+    given = site.args[0]
+    if not isinstance(given, Val):
+        return None
+    if func.obj is builtins.iter:
+        batch = loader_batch(given.obj)
+        if batch is not None:
+            batch = shadows.shadow_batch(batch)
+        return Result(Val(FirstBatch(batch), origin="standin")) if batch is not None else None
+    if func.obj is builtins.next and isinstance(given.obj, FirstBatch):
+        return Result(Val(given.obj.batch, origin="standin"))
+    return None
+
+
 def on_call(chk: Any, site: CallSite) -> Any:
     func = site.func
     nn = loaded("torch.nn")
+    first = _first_batch(site)
+    if first is not None:
+        return first
     if isinstance(func, BoundMethod) and func.name in DEVICE_MOVES:
         moved = _device_move(site, func)
         if moved is not None:
@@ -265,6 +296,11 @@ def on_call(chk: Any, site: CallSite) -> Any:
     if site.has_star or site.kwargs or not all(isinstance(a, Val) for a in site.args):
         return Result(UNKNOWN)
     tensors: List[Val] = list(site.args)
+    wrong = _not_a_tensor(module, tensors)
+    if isinstance(wrong, Raise):
+        wrong.node = site.node
+    if wrong is not None:
+        return wrong
     if any(v.fake or v.sampled or not is_tensor(v.obj) for v in tensors):
         return Result(UNKNOWN)
     from ..quiet import quiet
@@ -311,6 +347,46 @@ def _mode_dependent(module: Any) -> bool:
         or type(part).__name__ in DROPOUTS
         for part in parts
     )
+
+
+def _not_a_tensor(module: Any, given: List[Val]) -> Any:
+    """A NumPy array, frame or list handed to a library layer or loss: torch's TypeError."""
+    from ..values import is_dataframe, is_ndarray, is_plain_data, is_series
+
+    data = [
+        v
+        for v in given
+        if not is_tensor(v.obj)
+        and (is_ndarray(v.obj) or is_dataframe(v.obj) or is_series(v.obj) or is_plain_data(v.obj))
+    ]
+    if (
+        not data
+        or not (_runnable(module) or _is_loss(module))
+        or not all(is_tensor(v.obj) or v in data for v in given)
+    ):
+        return None
+    from ..quiet import quiet
+
+    try:
+        with quiet():
+            if _is_loss(module) and len(given) == 2:
+                type(module).forward(module, given[0].obj, given[1].obj)
+            elif len(given) == 1:
+                _run(module, given[0].obj)
+            else:
+                return None
+    except TypeError as exc:
+        return Raise(
+            "torch-type-error",
+            "TypeError",
+            str(exc).split("\n")[0],
+            facts=["%s given a %s" % (type(module).__name__, type(data[0].obj).__name__)],
+            fix="convert it first: torch.tensor(x, dtype=torch.float32) "
+            "(or torch.from_numpy(x).float())",
+        )
+    except Exception:
+        return Result(UNKNOWN)
+    return Result(UNKNOWN)
 
 
 _STRUCTURAL_WORDS = (
