@@ -1424,3 +1424,35 @@ CASES += [
         None,
     ),
 ]
+
+# scikit-learn's validate_params wrapper binds the wrapped function's own signature.
+CASES += [
+    RuleCase(
+        "sklearn-removed-keyword",
+        SK,
+        "from sklearn.metrics import mean_squared_error\nrmse = mean_squared_error(y, y, squared=False)",
+        "python-call-signature",
+        "TypeError",
+        2,
+    ),
+    RuleCase(
+        "sklearn-keyword-ok",
+        SK,
+        "from sklearn.metrics import mean_squared_error\nmse = mean_squared_error(y, y)",
+        None,
+    ),
+    RuleCase(
+        "split-misspelled-keyword",
+        SK,
+        "from sklearn.model_selection import train_test_split\nparts = train_test_split(X, y, test_sz=0.2)",
+        "python-call-signature",
+        "TypeError",
+        2,
+    ),
+    RuleCase(
+        "split-keyword-ok",
+        SK,
+        "from sklearn.model_selection import train_test_split\nparts = train_test_split(X, y, test_size=0.2)",
+        None,
+    ),
+]

@@ -869,7 +869,7 @@ def signature_rule(site: CallSite) -> Any:
     else:
         return None
     if getattr(target, "__wrapped__", None) is not None:
-        return None
+        return _validated_signature(site, target, bound_self)
     module = getattr(target, "__module__", "") or ""
     if type_root_name(module) not in _library_roots():
         return None
@@ -891,6 +891,32 @@ def signature_rule(site: CallSite) -> Any:
                 owner + target.__qualname__.split(".<locals>.")[-1], params, len(args), site.kwargs
             ),
             facts=["signature: %s%s" % (target.__name__, signature)],
+            node=site.node,
+        )
+    return None
+
+
+def _validated_signature(site: CallSite, wrapper: Any, bound_self: bool) -> Any:
+    """scikit-learn's `validate_params` wrapper binds the arguments to the wrapped function's
+    own signature first: its TypeError is that bind's (other decorators may rename or add
+    arguments, so they are not judged)."""
+    code = getattr(wrapper, "__code__", None)
+    filename = (getattr(code, "co_filename", "") or "").replace("\\", "/")
+    if not filename.endswith("sklearn/utils/_param_validation.py") or bound_self:
+        return None
+    try:
+        inner = inspect.unwrap(wrapper)
+        signature = inspect.signature(inner)
+    except (TypeError, ValueError):
+        return None
+    try:
+        signature.bind(*site.args, **site.kwargs)
+    except TypeError as exc:
+        return Raise(
+            "python-call-signature",
+            "TypeError",
+            str(exc),
+            facts=["signature: %s%s" % (getattr(inner, "__name__", "?"), signature)],
             node=site.node,
         )
     return None

@@ -595,6 +595,11 @@ def _train_test_split(site: CallSite) -> Any:
 
 def _metric(chk: Any, site: CallSite, func: Any) -> Any:
     """Metrics are pure functions of their inputs: evaluate them on exact values."""
+    from .python import signature_rule
+
+    bad_call = signature_rule(site)
+    if bad_call is not None:
+        return bad_call
     values = list(site.args) + list(site.kwargs.values())
     if site.has_star or not all(isinstance(v, Val) for v in values):
         return None
