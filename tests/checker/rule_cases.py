@@ -1456,3 +1456,36 @@ CASES += [
         None,
     ),
 ]
+
+# Keywords matplotlib hands to its artists, asked of a scratch Axes.
+CASES += [
+    RuleCase(
+        "plot-misspelled-property",
+        PLOT,
+        "plt.plot(df['Amount'], df['Class'], colour='red')",
+        "matplotlib-unknown-property",
+        "AttributeError",
+    ),
+    RuleCase(
+        "plot-properties-and-aliases",
+        PLOT,
+        "plt.plot(df['Amount'], df['Class'], color='red', lw=2, ls='--', label='amount')",
+        None,
+    ),
+    RuleCase(
+        "axes-label-misspelled-property",
+        PLOT,
+        "fig, ax = plt.subplots()\nax.set_xlabel('amount', colour='grey')",
+        "matplotlib-unknown-property",
+        "AttributeError",
+        2,
+    ),
+    RuleCase(
+        "hist-bin-for-bins",
+        PLOT,
+        "plt.hist(df['Amount'], bin=3)",
+        "matplotlib-unknown-property",
+        "AttributeError",
+    ),
+    RuleCase("hist-bins", PLOT, "plt.hist(df['Amount'], bins=3, alpha=0.5)", None),
+]

@@ -168,3 +168,13 @@ def test_item_assignment_never_reaches_the_users_array() -> None:
     run_checker("grid[0] = np.ones(4)\nview = grid[1]\ngrid[1] = 7\ncounts[:] = 3", namespace)
     assert grid.sum() == 0 and counts.tolist() == [0, 1, 2, 3, 4]
     assert namespace["grid"] is grid and "view" not in namespace
+
+
+def test_scratch_axes_leave_pyplot_alone() -> None:
+    case = next(c for c in CASES if c.id == "plot-misspelled-property")
+    namespace = namespace_for(case)
+    plt = namespace["plt"]
+    figures = plt.get_fignums()
+    findings, _ = run_checker(case.cell + "\nplt.xlabel('a', colour='k')", namespace)
+    assert findings[0]["code"] == "matplotlib-unknown-property"
+    assert plt.get_fignums() == figures

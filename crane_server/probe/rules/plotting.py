@@ -92,9 +92,95 @@ def _int_arg(site: CallSite, position: int, keyword: str, default: int) -> Optio
     return None
 
 
+# pyplot functions and the Axes methods they call on the current Axes.
+PYPLOT_AXES = {
+    "plot": "plot",
+    "scatter": "scatter",
+    "bar": "bar",
+    "barh": "barh",
+    "hist": "hist",
+    "step": "step",
+    "fill_between": "fill_between",
+    "errorbar": "errorbar",
+    "axhline": "axhline",
+    "axvline": "axvline",
+    "text": "text",
+    "xlabel": "set_xlabel",
+    "ylabel": "set_ylabel",
+    "title": "set_title",
+}
+# Data handed to a scratch Axes is at most this many values.
+DRY_PLOT_MAX_VALUES = 100_000
+
+
+def _unknown_keywords(site: CallSite, method: str) -> Any:
+    """Keywords an Axes method hands to its artists (Line2D, Text, Rectangle...): a name no
+    artist has raises AttributeError. Asked of a scratch Axes on a figure pyplot never sees,
+    and only when some keyword is not one of the method's own parameters."""
+    import inspect
+
+    axes_module = loaded("matplotlib.axes")
+    figure_module = loaded("matplotlib.figure")
+    if axes_module is None or figure_module is None or site.has_star or not site.kwargs:
+        return None
+    unbound = getattr(axes_module.Axes, method, None)
+    if not callable(unbound):
+        return None
+    try:
+        own = inspect.signature(unbound).parameters
+    except (TypeError, ValueError):
+        return None
+    if all(key in own for key in site.kwargs):
+        return None
+    values = list(site.args) + list(site.kwargs.values())
+    if not all(isinstance(v, Val) and not v.fake and not v.sampled and not v.live for v in values):
+        return None
+    if not all(_plot_data(v.obj) for v in values):
+        return None
+    from ..quiet import quiet
+
+    try:
+        with quiet():
+            scratch = figure_module.Figure().add_subplot()
+            getattr(scratch, method)(
+                *[v.obj for v in site.args], **{k: v.obj for k, v in site.kwargs.items()}
+            )
+    except AttributeError as exc:
+        text = str(exc)
+        if "unexpected keyword argument" in text or "has no property" in text:
+            return Raise(
+                "matplotlib-unknown-property",
+                "AttributeError",
+                text.split("\n")[0],
+                fix="check the keyword's spelling (e.g. color, linewidth, fontsize)",
+                node=site.node,
+            )
+    except Exception:
+        return None
+    return None
+
+
+def _plot_data(obj: Any) -> bool:
+    """Plain data or numpy/pandas data small enough to plot on a scratch Axes."""
+    from ..values import is_dataframe, is_ndarray, is_plain_data, is_series
+
+    if is_ndarray(obj) or is_series(obj):
+        return int(obj.size) <= DRY_PLOT_MAX_VALUES and obj.dtype.kind in "biufcMm"
+    if is_dataframe(obj):
+        return int(obj.size) <= DRY_PLOT_MAX_VALUES and all(
+            kind in "biufcMm" for kind in (dtype.kind for dtype in obj.dtypes)
+        )
+    if type(obj) in (list, tuple):
+        return len(obj) <= DRY_PLOT_MAX_VALUES and is_plain_data(obj)
+    return is_plain_data(obj)
+
+
 def on_call(chk: Any, site: CallSite) -> Any:
     func = site.func
     if isinstance(func, BoundMethod) and isinstance(func.receiver.obj, AxesPlaceholder):
+        unknown = _unknown_keywords(site, func.name) if func.name in PYPLOT_AXES.values() else None
+        if unknown is not None:
+            return unknown
         if func.name == "imshow":
             return _imshow(site)
         if func.name in XY_CHECKS:
@@ -108,6 +194,10 @@ def on_call(chk: Any, site: CallSite) -> Any:
     if module.startswith("seaborn") and name in SEABORN_DATA_FUNCTIONS and not site.has_star:
         return _seaborn_data(site, name)
     if module.startswith("matplotlib"):
+        if module.startswith("matplotlib.pyplot") and name in PYPLOT_AXES:
+            unknown = _unknown_keywords(site, PYPLOT_AXES[name])
+            if unknown is not None:
+                return unknown
         if name == "subplots":
             return _subplots(site)
         if name == "imshow":
