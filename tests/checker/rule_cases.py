@@ -1489,3 +1489,57 @@ CASES += [
     ),
     RuleCase("hist-bins", PLOT, "plt.hist(df['Amount'], bins=3, alpha=0.5)", None),
 ]
+
+# Lists, dicts and sets the cell fills: followed in place on the walk's own containers.
+CASES += [
+    RuleCase(
+        "list-appended-in-loop-then-past-end",
+        FRAME,
+        "scores = []\nfor city in ['Oslo', 'Rome']:\n    scores.append(len(city))\nbest = scores[2]",
+        "python-index-out-of-range",
+        "IndexError",
+        4,
+    ),
+    RuleCase(
+        "list-appended-in-loop",
+        FRAME,
+        "scores = []\nfor city in ['Oslo', 'Rome']:\n    scores.append(len(city))\nbest = scores[1]",
+        None,
+    ),
+    RuleCase(
+        "dict-filled-in-loop-then-other-key",
+        FRAME,
+        "totals = {}\nfor col in ['Amount', 'Class']:\n    totals[col] = df[col].sum()\ntotals['City']",
+        "python-missing-key",
+        "KeyError",
+        4,
+    ),
+    RuleCase(
+        "dict-filled-in-loop",
+        FRAME,
+        "totals = {}\nfor col in ['Amount', 'Class']:\n    totals[col] = df[col].sum()\ntotals['Class']",
+        None,
+    ),
+    RuleCase(
+        "frames-collected-then-missing-column",
+        FRAME,
+        "parts = []\nfor k in range(2):\n    parts.append(df[['Amount', 'City']])\nboth = pd.concat(parts)\nboth['Class']",
+        "pandas-missing-column",
+        "KeyError",
+        5,
+    ),
+    RuleCase(
+        "pop-from-empty-list",
+        FRAME,
+        "queue = []\nqueue.pop()",
+        "python-index-out-of-range",
+        "IndexError",
+        2,
+    ),
+    RuleCase(
+        "list-filled-only-maybe",
+        FRAME,
+        "picked = []\nif df['Amount'].sum() > 0:\n    picked.append(1)\npicked[0]",
+        None,
+    ),
+]

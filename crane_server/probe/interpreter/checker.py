@@ -680,8 +680,10 @@ class Checker:
             base = self.eval(target.value)
             key = self.eval(target.slice)
             answer = rules_pandas.set_item(self, target, base, key, value)
-            if answer is None:
+            if answer is None and self.certain:  # in place: only on a path that certainly runs
                 answer = rules_numpy.set_item(self, target, base, key, value)
+            if answer is None and self.certain:
+                answer = rules_python.container_set_item(target, base, key, value)
             new = self.outcome(answer, target) if answer is not None else None
             if isinstance(target.value, ast.Name) and new is not None:
                 self.bind(target.value.id, new)
@@ -1115,6 +1117,11 @@ class Checker:
                 return UNKNOWN
             if purity.pure_method(func.receiver.obj, func.name, _plain_kwargs(site)):
                 return self.evaluate(site, func.func, [func.receiver])
+            if self.certain and not func.receiver.live:
+                # the walk's own list, dict or set: changed in place, as the run will
+                answer = rules_python.container_method(func.receiver, func.name, site)
+                if answer is not None:
+                    return self.outcome(answer, site.node)
             self.havoc_value(func.receiver)
             if func.name not in ARGUMENT_READING_METHODS:
                 self.havoc_all(site)

@@ -972,3 +972,133 @@ def _signature_message(
             "', '".join(kw_missing),
         )
     return "%s() got an invalid combination of arguments" % name
+
+
+# Methods that change a list, dict or set in place, followed on the walk's own container.
+CONTAINER_MUTATORS: Dict[type, FrozenSet[str]] = {
+    list: frozenset({"append", "extend", "insert", "pop", "clear", "reverse"}),
+    dict: frozenset({"update", "setdefault", "pop", "clear"}),
+    set: frozenset({"add", "update", "discard", "clear"}),
+}
+
+
+def storable(value: Any) -> bool:
+    """A value that can go into the walk's own container and come out with its flags true: an
+    exact value (not sampled, not a stand-in, not a placeholder) that is not the user's."""
+    return (
+        isinstance(value, Val)
+        and not (value.live or value.sampled or value.fake)
+        and value.origin != "standin"
+    )
+
+
+def container_method(receiver: Val, name: str, site: CallSite) -> Any:
+    """`rows.append(x)`, `d.update(...)`, `s.add(x)` on a container the walk owns: done in place
+    (only plain-data keys are hashed). None when not followed."""
+    obj = receiver.obj
+    if name not in CONTAINER_MUTATORS.get(type(obj), frozenset()) or site.has_star:
+        return None
+    args = list(site.args)
+    if not all(storable(v) for v in args + list(site.kwargs.values())):
+        return None
+    values = [v.obj for v in args]
+    if type(obj) is list:
+        if site.kwargs:
+            return None
+        if name == "append" and len(values) == 1:
+            obj.append(values[0])
+        elif name == "extend" and len(values) == 1 and type(values[0]) in (list, tuple, range):
+            obj.extend(values[0])
+        elif name == "insert" and len(values) == 2 and type(values[0]) is int:
+            obj.insert(values[0], values[1])
+        elif name == "pop" and len(values) <= 1 and all(type(v) is int for v in values):
+            if not obj:
+                return Raise(
+                    "python-index-out-of-range", "IndexError", "pop from empty list", node=site.node
+                )
+            index = values[0] if values else -1
+            if not -len(obj) <= index < len(obj):
+                return Raise(
+                    "python-index-out-of-range",
+                    "IndexError",
+                    "pop index out of range",
+                    node=site.node,
+                )
+            return Result(Val(obj.pop(index)))
+        elif name in ("clear", "reverse") and not values:
+            getattr(obj, name)()
+        else:
+            return None
+        return Result(Val(None))
+    if type(obj) is dict:
+        keys = [k for k in values[:1]] + list(site.kwargs)
+        if not all(is_plain_data(k) and _hashable_plain(k) for k in keys if name != "update"):
+            return None
+        if name == "update" and len(values) <= 1:
+            other = values[0] if values else {}
+            if type(other) is not dict or not all(_hashable_plain(k) for k in other):
+                return None
+            obj.update(other)
+            obj.update({k: v.obj for k, v in site.kwargs.items()})
+            return Result(Val(None))
+        if site.kwargs:
+            return None
+        if name == "setdefault" and 1 <= len(values) <= 2:
+            return Result(Val(obj.setdefault(values[0], values[1] if len(values) == 2 else None)))
+        if name == "pop" and 1 <= len(values) <= 2:
+            if values[0] not in obj and len(values) == 1:
+                return Raise("python-missing-key", "KeyError", repr(values[0]), node=site.node)
+            return Result(Val(obj.pop(*values)))
+        if name == "clear" and not values:
+            obj.clear()
+            return Result(Val(None))
+        return None
+    # set
+    if site.kwargs or not all(_hashable_plain(v) for v in values):
+        return None
+    if name == "update":
+        if len(values) != 1 or type(values[0]) not in (list, tuple, set, frozenset):
+            return None
+        if not all(_hashable_plain(v) for v in values[0]):
+            return None
+        obj.update(values[0])
+    elif name in ("add", "discard") and len(values) == 1:
+        getattr(obj, name)(values[0])
+    elif name == "clear" and not values:
+        obj.clear()
+    else:
+        return None
+    return Result(Val(None))
+
+
+def _hashable_plain(value: Any) -> bool:
+    """Hashing it runs no user code: builtin scalars and tuples of them."""
+    if type(value) in (int, float, bool, str, bytes, type(None)):
+        return True
+    return type(value) is tuple and all(_hashable_plain(v) for v in value)
+
+
+def container_set_item(target: ast.AST, base: Any, key: Any, value: Any) -> Any:
+    """`d[k] = v` / `rows[i] = v` on a container the walk owns, in place."""
+    if not isinstance(base, Val) or base.live or type(base.obj) not in (list, dict):
+        return None
+    if not isinstance(key, Val) or not storable(value):
+        return None
+    obj, index = base.obj, key.obj
+    if type(obj) is dict:
+        if not _hashable_plain(index):
+            return None
+        obj[index] = value.obj
+        return Result(base)
+    if type(index) is not int:
+        return None
+    if not -len(obj) <= index < len(obj):
+        return Raise(
+            "python-index-out-of-range",
+            "IndexError",
+            "list assignment index out of range",
+            facts=["the list has %d items" % len(obj)],
+            node=target,
+        )
+    obj[index] = value.obj
+    return Result(base)
