@@ -1543,3 +1543,52 @@ CASES += [
         None,
     ),
 ]
+
+# Column names given as an array or Index; df.items() and df.iterrows() walked.
+CASES += [
+    RuleCase(
+        "array-of-names-one-missing",
+        FRAME,
+        "wanted = np.array(['Amount', 'Tax'])\ndf[wanted]",
+        "pandas-missing-column",
+        "KeyError",
+        2,
+    ),
+    RuleCase("array-of-names", FRAME, "wanted = np.array(['Amount', 'City'])\ndf[wanted]", None),
+    RuleCase(
+        "items-into-narrower-frame",
+        FRAME,
+        "numbers = df[['Amount', 'Class']]\nfor name, col in df.items():\n    numbers[name].max()",
+        "pandas-missing-column",
+        "KeyError",
+        3,
+    ),
+    RuleCase(
+        "items-mean-of-text",
+        FRAME,
+        "for name, col in df.items():\n    print(name, col.mean())",
+        "pandas-type-error",
+        "TypeError",
+        2,
+    ),
+    RuleCase(
+        "items-numeric-only",
+        FRAME,
+        "for name, col in df.select_dtypes('number').items():\n    print(name, col.mean())",
+        None,
+    ),
+    RuleCase(
+        "iterrows-misspelled-field",
+        FRAME,
+        "for i, row in df.iterrows():\n    total = row['amount'] * 2",
+        "pandas-missing-key",
+        "KeyError",
+        2,
+    ),
+    RuleCase(
+        "iterrows-field",
+        FRAME,
+        "for i, row in df.iterrows():\n    total = row['Amount'] * 2",
+        None,
+    ),
+]

@@ -227,6 +227,18 @@ def on_subscript(chk: Any, node: ast.Subscript, base: Val, key: Any) -> Any:
             return Result(UNKNOWN)
         return Result(Val(result, sampled=base.sampled, rows=base.rows, fake=base.fake))
     pd = loaded("pandas")
+    if _column_labels_array(label, pd):
+        # an array or Index of names selects columns (all of them are known, sample or not)
+        names = label.tolist()
+        if all(_hashable(item) for item in names) and any(
+            item not in obj.columns for item in names
+        ):
+            try:
+                obj[label]
+            except KeyError as exc:
+                return missing_column_raise(obj, names, exc, node, node.slice)
+            except Exception:
+                return Result(UNKNOWN)
     if (pd is not None and is_series(label)) or (
         loaded("numpy") is not None and type(label).__name__ == "ndarray"
     ):
@@ -238,6 +250,15 @@ def on_subscript(chk: Any, node: ast.Subscript, base: Val, key: Any) -> Any:
             return Result(UNKNOWN)
         return Result(Val(result, fake=base.fake or key.fake))
     return None
+
+
+def _column_labels_array(label: Any, pd: Any) -> bool:
+    """A 1-D NumPy array or pandas Index of names (not booleans: those select rows)."""
+    from ..values import is_ndarray
+
+    if not (is_ndarray(label) or (pd is not None and type(label) is pd.Index)):
+        return False
+    return label.ndim == 1 and label.dtype.kind in ("O", "U", "S", "T", "i", "u")
 
 
 def _hashable(value: Any) -> bool:
@@ -362,10 +383,16 @@ def _read_small_file(site: CallSite, name: str) -> Any:
     return Result(Val(frame, origin="read from %s" % name))
 
 
+# `iterrows()` builds a Series per row: followed for frames up to this many rows.
+ITERROWS_MAX_ROWS = 200
+
+
 def _frame_method(chk: Any, site: CallSite, func: BoundMethod) -> Any:
     receiver = func.receiver
     obj = receiver.obj
     name = func.name
+    if name in ("items", "iterrows") and not (site.args or site.kwargs or site.has_star):
+        return _frame_pairs(receiver, name)
     if site.has_star or not all(
         isinstance(v, Val) for v in list(site.args) + list(site.kwargs.values())
     ):
@@ -448,6 +475,24 @@ def _frame_method(chk: Any, site: CallSite, func: BoundMethod) -> Any:
             _forget_receiver(chk, site)
         return Result(Val(None))
     return Result(new_value)
+
+
+def _frame_pairs(receiver: Val, name: str) -> Any:
+    """`df.items()` (name, column) and `df.iterrows()` (label, row) pairs of a whole frame, as
+    a list the loop can walk; a sample's pairs are not all of them."""
+    obj = receiver.obj
+    if receiver.sampled or receiver.fake or not is_dataframe(obj):
+        return Result(UNKNOWN)
+    if name == "iterrows" and len(obj) > ITERROWS_MAX_ROWS:
+        return Result(UNKNOWN)
+    try:
+        from ..quiet import quiet
+
+        with quiet():
+            pairs = list(obj.items()) if name == "items" else list(obj.iterrows())
+    except Exception:
+        return Result(UNKNOWN)
+    return Result(Val(pairs))
 
 
 def _drop_columns_ok(name: str, site: CallSite) -> bool:
