@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from lsp_latency import edit_params, percentile
+from lsp_latency import edit_params, open_params, percentile
 from lsprotocol import types
 from measured_page import write_between_markers
 from pygls.lsp.client import LanguageClient
@@ -87,24 +87,6 @@ class LastCell:
         return self.at
 
 
-def open_params(uri: str, cell_uris: list[str]) -> types.DidOpenNotebookDocumentParams:
-    texts = sources(DROPS_SPARE)
-    return types.DidOpenNotebookDocumentParams(
-        notebook_document=types.NotebookDocument(
-            uri=uri,
-            notebook_type="jupyter-notebook",
-            version=1,
-            cells=[
-                types.NotebookCell(kind=types.NotebookCellKind.Code, document=c) for c in cell_uris
-            ],
-        ),
-        cell_text_documents=[
-            types.TextDocumentItem(uri=c, language_id="python", version=1, text=text)
-            for c, text in zip(cell_uris, texts, strict=True)
-        ],
-    )
-
-
 async def run(rounds: int) -> dict[str, Any]:
     uri = "file:///bench/ahead.ipynb"
     cell_uris = [f"vscode-notebook-cell:/bench/ahead.ipynb#cell{i}" for i in range(CELLS)]
@@ -129,7 +111,7 @@ async def run(rounds: int) -> dict[str, Any]:
                 )
             )
             client.initialized(types.InitializedParams())
-            client.notebook_document_did_open(open_params(uri, cell_uris))
+            client.notebook_document_did_open(open_params(uri, cell_uris, sources(DROPS_SPARE)))
             await asyncio.sleep(1.0)
             # cell 1 runs (the server sees it on IOPub); cells 2-50 stay pending
             outcome = await session.execute(SETUP, timeout=120)

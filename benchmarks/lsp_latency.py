@@ -80,7 +80,11 @@ def percentile(samples: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
-def open_params(uri: str, cell_uris: list[str]) -> types.DidOpenNotebookDocumentParams:
+def open_params(
+    uri: str, cell_uris: list[str], texts: list[str] | None = None
+) -> types.DidOpenNotebookDocumentParams:
+    """didOpen of a notebook of code cells (default texts: `cell_source`)."""
+    sources = texts if texts is not None else [cell_source(i) for i in range(len(cell_uris))]
     return types.DidOpenNotebookDocumentParams(
         notebook_document=types.NotebookDocument(
             uri=uri,
@@ -91,8 +95,8 @@ def open_params(uri: str, cell_uris: list[str]) -> types.DidOpenNotebookDocument
             ],
         ),
         cell_text_documents=[
-            types.TextDocumentItem(uri=c, language_id="python", version=1, text=cell_source(i))
-            for i, c in enumerate(cell_uris)
+            types.TextDocumentItem(uri=c, language_id="python", version=1, text=text)
+            for c, text in zip(cell_uris, sources, strict=True)
         ],
     )
 

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from jupyter_client.manager import AsyncKernelManager
+from lsp_latency import open_params
 from lsprotocol import types
 from pygls.lsp.client import LanguageClient
 
@@ -231,23 +232,6 @@ class Tracker:
                 await asyncio.wait_for(self.changed.wait(), wait)
 
 
-def open_params(uri: str, cell_uris: list[str]) -> types.DidOpenNotebookDocumentParams:
-    return types.DidOpenNotebookDocumentParams(
-        notebook_document=types.NotebookDocument(
-            uri=uri,
-            notebook_type="jupyter-notebook",
-            version=1,
-            cells=[
-                types.NotebookCell(kind=types.NotebookCellKind.Code, document=c) for c in cell_uris
-            ],
-        ),
-        cell_text_documents=[
-            types.TextDocumentItem(uri=c, language_id="python", version=1, text=cell_source(i))
-            for i, c in enumerate(cell_uris)
-        ],
-    )
-
-
 def make_client(tracker: Tracker) -> LanguageClient:
     client = LanguageClient("crane-memory-bench", "1")
 
@@ -298,7 +282,9 @@ async def open_all(
             uri = path.as_uri()
             cell_uris = [f"vscode-notebook-cell:{path}#W{i}sZmlsZQ%3D%3D" for i in range(CELLS)]
             every_cell.extend(cell_uris)
-            client.notebook_document_did_open(open_params(uri, cell_uris))
+            client.notebook_document_did_open(
+                open_params(uri, cell_uris, [cell_source(i) for i in range(len(cell_uris))])
+            )
             baseline.update({c: tracker.published.get(c, 0) for c in cell_uris})
             status = await asyncio.wait_for(
                 client.workspace_execute_command_async(

@@ -212,12 +212,9 @@ def on_subscript(chk: Any, node: ast.Subscript, base: Val, key: Any) -> Any:
         if all(_hashable(item) and item not in obj.columns for item in labels) or (
             type(label) is list and any(item not in obj.columns for item in labels)
         ):
-            try:
-                obj[label]
-            except KeyError as exc:
-                return missing_column_raise(obj, label, exc, node, node.slice)
-            except Exception:
-                return Result(UNKNOWN)
+            missing = _selection_error(obj, label, label, node)
+            if missing is not None:
+                return missing
         try:
             from ..quiet import quiet
 
@@ -233,12 +230,9 @@ def on_subscript(chk: Any, node: ast.Subscript, base: Val, key: Any) -> Any:
         if all(_hashable(item) for item in names) and any(
             item not in obj.columns for item in names
         ):
-            try:
-                obj[label]
-            except KeyError as exc:
-                return missing_column_raise(obj, names, exc, node, node.slice)
-            except Exception:
-                return Result(UNKNOWN)
+            missing = _selection_error(obj, label, names, node)
+            if missing is not None:
+                return missing
     if (pd is not None and is_series(label)) or (
         loaded("numpy") is not None and type(label).__name__ == "ndarray"
     ):
@@ -249,6 +243,17 @@ def on_subscript(chk: Any, node: ast.Subscript, base: Val, key: Any) -> Any:
         except Exception:
             return Result(UNKNOWN)
         return Result(Val(result, fake=base.fake or key.fake))
+    return None
+
+
+def _selection_error(frame: Any, label: Any, names: Any, node: ast.Subscript) -> Any:
+    """`frame[label]` with a name that is not a column: the KeyError it raises, else None."""
+    try:
+        frame[label]
+    except KeyError as exc:
+        return missing_column_raise(frame, names, exc, node, node.slice)
+    except Exception:
+        return Result(UNKNOWN)
     return None
 
 
