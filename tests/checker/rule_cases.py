@@ -1592,3 +1592,20 @@ CASES += [
         None,
     ),
 ]
+
+CASES += [
+    RuleCase(
+        "multiindex-columns-on-empty-frame",
+        FRAME + "pairs = pd.MultiIndex.from_tuples([('price', 'open'), ('price', 'close')])\n",
+        "book = pd.DataFrame()\nbook.columns = pairs",
+        "pandas-value-error",
+        "ValueError",
+        2,
+    ),
+    RuleCase(
+        "multiindex-columns-same-width",
+        FRAME + "pairs = pd.MultiIndex.from_tuples([('price', 'open'), ('price', 'close')])\n",
+        "book = df[['Amount', 'Class']].copy()\nbook.columns = pairs\nbook[('price', 'open')]",
+        None,
+    ),
+]

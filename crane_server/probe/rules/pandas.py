@@ -635,9 +635,15 @@ def set_attribute(chk: Any, target: ast.Attribute, base: Any, value: Any) -> Any
     frame = base.obj
     if not (is_dataframe(frame) or (is_series(frame) and attr == "index")):
         return None
-    if not isinstance(value, Val) or value.fake or value.live:
+    if not isinstance(value, Val) or value.fake:
         return None
     labels = value.obj
+    pd = loaded("pandas")
+    own_index = (
+        pd is not None and isinstance(labels, pd.Index) and type_root(type(labels)) == "pandas"
+    )
+    if value.live and not own_index:
+        return None  # the user's own object; an Index (even the user's) is immutable
     if not (is_plain_data(labels) or is_library_object(labels)) or _is_scalar(labels):
         return None
     if attr == "index" and (base.sampled or value.sampled):
