@@ -1609,3 +1609,52 @@ CASES += [
         None,
     ),
 ]
+
+# XGBoost's and LightGBM's scikit-learn estimators, dry-run on one thread.
+BOOST = FRAME + "import xgboost as xgb\nimport lightgbm as lgb\nlabels = np.array([0, 1, 0, 1])\n"
+CASES += [
+    RuleCase(
+        "xgb-text-column",
+        BOOST,
+        "model = xgb.XGBClassifier(n_estimators=20)\nmodel.fit(df[['Amount', 'City']], labels)",
+        "xgboost-value-error",
+        "ValueError",
+        2,
+    ),
+    RuleCase(
+        "xgb-numeric-columns",
+        BOOST,
+        "model = xgb.XGBClassifier(n_estimators=20)\nmodel.fit(df[['Amount', 'Class']], labels)",
+        None,
+    ),
+    RuleCase(
+        "xgb-labels-not-from-zero",
+        BOOST,
+        "model = xgb.XGBClassifier(n_estimators=20)\nmodel.fit(df[['Amount']], labels + 1)",
+        "xgboost-value-error",
+        "ValueError",
+        2,
+    ),
+    RuleCase(
+        "xgb-columns-reordered-at-predict",
+        BOOST,
+        "model = xgb.XGBClassifier(n_estimators=20).fit(df[['Amount', 'Class']], labels)\nmodel.predict(df[['Class', 'Amount']])",
+        "xgboost-value-error",
+        "ValueError",
+        2,
+    ),
+    RuleCase(
+        "lgbm-text-column",
+        BOOST,
+        "model = lgb.LGBMClassifier(n_estimators=20, verbose=-1)\nmodel.fit(df[['Amount', 'City']], labels)",
+        "lightgbm-value-error",
+        "ValueError",
+        2,
+    ),
+    RuleCase(
+        "lgbm-category-column",
+        BOOST,
+        "model = lgb.LGBMClassifier(n_estimators=20, verbose=-1, min_child_samples=1)\nmodel.fit(df[['Amount', 'City']].astype({'City': 'category'}), labels)",
+        None,
+    ),
+]

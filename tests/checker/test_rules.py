@@ -178,3 +178,18 @@ def test_scratch_axes_leave_pyplot_alone() -> None:
     findings, _ = run_checker(case.cell + "\nplt.xlabel('a', colour='k')", namespace)
     assert findings[0]["code"] == "matplotlib-unknown-property"
     assert plt.get_fignums() == figures
+
+
+def test_boosting_dry_runs_start_no_native_threads() -> None:
+    """XGBoost and LightGBM fit on one thread: no OpenMP pool appears in the kernel."""
+    case = next(c for c in CASES if c.id == "xgb-numeric-columns")
+    namespace = namespace_for(case)
+    tasks = len(os.listdir("/proc/self/task"))
+    cell = (
+        "a = xgb.XGBClassifier(n_estimators=50, n_jobs=4).fit(df[['Amount', 'Class']], labels)\n"
+        "b = lgb.LGBMClassifier(n_estimators=50, n_jobs=4, verbose=-1).fit(df[['Amount']], labels)\n"
+        "a.predict(df[['Amount', 'Class']])[9]"
+    )
+    findings, errors = run_checker(cell, namespace)
+    assert findings and findings[0]["exception"] == "IndexError" and errors == []
+    assert len(os.listdir("/proc/self/task")) == tasks

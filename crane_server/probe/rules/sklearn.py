@@ -23,6 +23,9 @@ from ..values import (
 from . import sklearn_dry_run as dry_run
 
 FIT_METHODS = frozenset({"fit", "fit_transform", "fit_predict", "partial_fit"})
+# XGBoost's and LightGBM's scikit-learn estimators: built for real (their __init__ only
+# stores parameters) and dry-run like scikit-learn's own.
+BOOSTING_MODULES = ("xgboost.sklearn", "lightgbm.sklearn")
 USE_METHODS = frozenset(
     {
         "predict",
@@ -142,6 +145,8 @@ def on_call(chk: Any, site: CallSite) -> Any:
     if isinstance(site.func, Val):
         target = site.func.obj
         module = getattr(target, "__module__", "") or ""
+        if module in BOOSTING_MODULES and isinstance(target, type) and is_estimator_class(target):
+            return _construct(site, target)
         if not module.startswith("sklearn"):
             return None
         name = getattr(target, "__name__", "")
@@ -183,7 +188,8 @@ def _construct(site: CallSite, cls: type) -> Any:
     if any(not (is_plain_data(v.obj) or is_library_object(v.obj)) for v in values):
         return None
     init = next((vars(k)["__init__"] for k in cls.__mro__ if "__init__" in vars(k)), None)
-    if not (getattr(init, "__module__", None) or "").startswith("sklearn"):
+    init_module = getattr(init, "__module__", None) or ""
+    if not (init_module.startswith("sklearn") or init_module in BOOSTING_MODULES):
         return None
     try:
         from ..quiet import quiet

@@ -1,5 +1,7 @@
 """scikit-learn dry runs: fit a clone, or predict/transform with a copy, on the cell's data.
 
+XGBoost's and LightGBM's scikit-learn estimators are run the same way, on one thread.
+
 Checks that scikit-learn makes only inside `fit` (a penalty the solver does not support, more
 components than features, 1-D X) or inside `predict`/`transform` (categories or labels never
 seen, fewer samples than neighbours) are asked of scikit-learn itself, on small data only:
@@ -30,8 +32,14 @@ DRY_USE_METHODS = frozenset(
 )
 
 
+# Boosting libraries' scikit-learn estimators are run too, on one thread and silenced.
+_BOOSTING_MODULES = ("xgboost.sklearn", "lightgbm.sklearn")  # as in rules.sklearn
+
+
 def _own_estimator(estimator: Any) -> bool:
     module = type(estimator).__module__ or ""
+    if module in _BOOSTING_MODULES:
+        return True
     return module.startswith("sklearn.") and not module.startswith(_SLOW_PACKAGES)
 
 
@@ -47,6 +55,19 @@ def _safe_param(value: Any, depth: int = 0) -> bool:
         return all(is_plain_data(k) and _safe_param(v, depth + 1) for k, v in value.items())
     return is_library_object(value) or (
         isinstance(value, type) and (value.__module__ or "").startswith(("numpy", "builtins"))
+    )
+
+
+def _exact_compatible(params: Dict[str, Any]) -> bool:
+    """XGBoost parameters under which the exact tree method validates the same way."""
+    return (
+        params.get("tree_method") in (None, "auto", "exact", "hist", "approx")
+        and not params.get("enable_categorical")
+        and params.get("grow_policy") in (None, "depthwise")
+        and params.get("device") in (None, "cpu")
+        and params.get("max_bin") is None
+        and params.get("multi_strategy") is None
+        and params.get("max_cat_to_onehot") is None
     )
 
 
@@ -94,10 +115,18 @@ def fit(estimator: Any, method: str, x: Any, y: Any) -> Tuple[Optional[BaseExcep
                 for k, v in own.items()
                 if k in _SHORTENED and type(v) is int
             }
+            boosting = (type(estimator).__module__ or "") in _BOOSTING_MODULES
             if "n_jobs" in own:
-                changes["n_jobs"] = None
+                changes["n_jobs"] = 1 if boosting else None  # no worker processes or threads
             if "verbose" in own:
-                changes["verbose"] = 0
+                changes["verbose"] = -1 if boosting else 0
+            if "verbosity" in own:
+                changes["verbosity"] = 0
+            if (type(estimator).__module__ or "") == "xgboost.sklearn":
+                if not _exact_compatible(own):
+                    return None, None
+                # XGBoost's hist method starts a native thread that stays: exact does not
+                changes["tree_method"] = "exact"
             clone.set_params(**changes)
     except Exception:
         return None, None
@@ -135,8 +164,9 @@ def use(trained: Any, method: str, x: Any) -> Tuple[Optional[BaseException], Any
 def raised(exc: BaseException, estimator: Any, method: str, site: CallSite) -> Raise:
     name = type(exc).__name__
     words = "".join("-" + c.lower() if c.isupper() else c for c in name).lstrip("-")
+    library = (type(estimator).__module__ or "sklearn").split(".", 1)[0]
     return Raise(
-        "sklearn-" + words,
+        "%s-%s" % (library, words),
         name,
         str(exc).split("\n")[0],
         facts=[
