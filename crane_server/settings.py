@@ -32,6 +32,8 @@ DEFAULT_MAX_RETRIES = 2
 CONFIG_ENV = "CRANE_LLM_CONFIG"
 #: Keys the config file may hold; `write_config` writes the first three.
 CONFIG_KEYS = ("api_key", "base_url", "model", "api_style", "privacy", "timeout", "max_retries")
+#: The config file's list of Jupyter servers: `[{"url": ..., "token": ...}]` (the token optional).
+JUPYTER_SERVERS_KEY = "jupyter_servers"
 
 # field -> environment variables in precedence order
 _ENV_VARS: dict[str, tuple[str, ...]] = {
@@ -280,3 +282,26 @@ def write_config(
     except OSError as exc:
         raise SettingsError(f"cannot write {path}: {exc}") from exc
     return path
+
+
+def jupyter_servers(config_path: Path | None = None) -> list[tuple[str, str | None]]:
+    """The config file's `jupyter_servers` as (url, token) pairs; SettingsError when malformed.
+
+    The error never contains a token: only the entry's position and what is wrong with it.
+    """
+    path = config_path or default_config_path()
+    entries = read_config(path).get(JUPYTER_SERVERS_KEY)
+    if entries is None:
+        return []
+    if not isinstance(entries, list):
+        raise SettingsError(f"{path}: {JUPYTER_SERVERS_KEY} must be a list of objects")
+    found: list[tuple[str, str | None]] = []
+    for index, entry in enumerate(entries):
+        where = f"{path}: {JUPYTER_SERVERS_KEY}[{index}]"
+        if not isinstance(entry, dict) or not isinstance(entry.get("url"), str):
+            raise SettingsError(f"{where} must be an object with a string 'url'")
+        token = entry.get("token")
+        if token is not None and not isinstance(token, str):
+            raise SettingsError(f"{where}: 'token' must be a string")
+        found.append((entry["url"], token or None))
+    return found

@@ -44,6 +44,10 @@ from crane_server.kernels.remote_server import (
 from crane_server.protocol.jupyter_sessions import KERNEL_CLIENT_USERNAME
 
 log = logging.getLogger(__name__)
+# The websockets library logs the opening handshake's headers at DEBUG, the token's
+# Authorization header among them: its logger for crane's sockets never goes below INFO.
+_SOCKET_LOG = logging.getLogger(__name__ + ".socket")
+_SOCKET_LOG.setLevel(logging.INFO)
 
 MAX_FRAME = 64 * 1024 * 1024  # a probe reply with large buffers stays well under this
 _TCP_QUICKACK: int = getattr(socket, "TCP_QUICKACK", 0)  # 0 where the OS has none
@@ -85,6 +89,11 @@ class WebSocketRouter:
         self._closed = False
 
     @property
+    def gone(self) -> KernelError | None:
+        """Why the router can never come back (a refused token, a kernel or server gone)."""
+        return self._gone
+
+    @property
     def where(self) -> str:
         return f"kernel {self.kernel_id} on {self.endpoint.display_url}"
 
@@ -103,6 +112,7 @@ class WebSocketRouter:
                 subprotocols=subprotocols,
                 open_timeout=self._timeout,
                 close_timeout=1.0,
+                logger=_SOCKET_LOG,
                 max_size=MAX_FRAME,
                 proxy=None,
                 compression=None,
@@ -203,6 +213,11 @@ class WebSocketRouter:
                 future.cancel()
             elif not future.cancelled():
                 future.exception()  # retrieved: what it holds was raised above
+
+    async def check_alive(self, budget: float) -> None:
+        """Ask the server whether it still has the kernel; KernelNotFound (and the router gone)
+        when it does not. A slow server says nothing: no error then."""
+        await self._check_alive(budget)
 
     async def _check_alive(self, budget: float) -> None:
         """KernelNotFound (and the router gone) when the server no longer has the kernel."""

@@ -57,7 +57,8 @@ class ServerEndpoint(msgspec.Struct, frozen=True, kw_only=True):
     def parse(cls, url: str, token: str | None = None) -> ServerEndpoint:
         """From a URL as Jupyter prints it; a `?token=` in it is used when no token is given.
 
-        With neither, the token comes from the environment variable CRANE_JUPYTER_TOKEN.
+        With neither, the token comes from the environment variable CRANE_JUPYTER_TOKEN, else
+        from the config file's `jupyter_servers` entry with the same base URL.
         """
         parts = urlsplit(url.strip())
         if parts.scheme not in ("http", "https") or not parts.hostname:
@@ -71,7 +72,7 @@ class ServerEndpoint(msgspec.Struct, frozen=True, kw_only=True):
             if path.rstrip("/").endswith(suffix):
                 path = path.rstrip("/")[: -len(suffix)]
         base = urlunsplit((parts.scheme, parts.netloc, path.rstrip("/") + "/", "", ""))
-        chosen = token or query_token or os.environ.get(TOKEN_ENV) or None
+        chosen = token or query_token or os.environ.get(TOKEN_ENV) or _config_token(base)
         return cls(base_url=base, token=chosen)
 
     @property
@@ -89,6 +90,26 @@ class ServerEndpoint(msgspec.Struct, frozen=True, kw_only=True):
         scheme = "wss" if parts.scheme == "https" else "ws"
         path = f"{parts.path}api/kernels/{kernel_id}/channels"
         return urlunsplit((scheme, parts.netloc, path, urlencode({"session_id": session_id}), ""))
+
+
+def _config_token(base_url: str) -> str | None:
+    """The token of the config file's `jupyter_servers` entry for this base URL, if any."""
+    from crane_server.settings import jupyter_servers
+
+    try:
+        entries = jupyter_servers()
+    except SettingsError as exc:
+        log.info("config file: %s", exc)
+        return None
+    for url, token in entries:
+        parts = urlsplit(url.strip())
+        if (
+            token
+            and urlunsplit((parts.scheme, parts.netloc, parts.path.rstrip("/") + "/", "", ""))
+            == base_url
+        ):
+            return token
+    return None
 
 
 def tls_context() -> ssl.SSLContext:
@@ -191,6 +212,28 @@ class ServerClient:
             "kernels (Enterprise Gateway lists them only with "
             "--EnterpriseGatewayApp.list_kernels=True); give the kernel id with --kernel"
         )
+
+    async def sessions(self) -> dict[str, str] | None:
+        """kernel id -> notebook path (relative to the server's root) from `GET /api/sessions`;
+        None when the server has no sessions API (Enterprise Gateway answers 403 there while
+        its kernelspecs take the token)."""
+        try:
+            sessions = await self.get_json("api/sessions")
+        except (Refused, NotOnServer):
+            try:
+                await self.get_json("api/kernelspecs")
+            except KernelNotFound:
+                pass
+            else:
+                return None
+            raise
+        paths: dict[str, str] = {}
+        for item in sessions if isinstance(sessions, list) else []:
+            kernel = item.get("kernel") if isinstance(item, dict) else None
+            path = item.get("path") if isinstance(item, dict) else None
+            if isinstance(kernel, dict) and isinstance(kernel.get("id"), str) and path:
+                paths[kernel["id"]] = str(path)
+        return paths
 
     async def kernels(self) -> list[RemoteKernel]:
         """Every kernel of the server, with the notebook each serves (from `/api/sessions`)."""

@@ -484,11 +484,26 @@ class KernelSession:
                 patience = 6 if self.state == "busy" else 2
                 if self._died:
                     continue
+                check_alive = getattr(self._router, "check_alive", None)
+                if check_alive is not None:  # a remote kernel: does its server still have it?
+                    try:
+                        await check_alive(2.0)
+                    except KernelNotFound as exc:
+                        self._mark_dead(str(exc))
+                        return
                 if not self._process_alive():
                     self._mark_dead("the kernel process is gone")
                 elif misses >= patience:
                     self._mark_dead("the kernel stopped answering")
                 continue
+            except KernelNotFound:
+                # a remote kernel whose server no longer has it, or a server gone for good
+                gone = getattr(self._router, "gone", None)
+                if gone is None:
+                    continue
+                if not self._died:
+                    self._mark_dead(str(gone))
+                return
             misses = 0
 
     def _process_alive(self) -> bool:

@@ -9,12 +9,16 @@ from __future__ import annotations
 
 import logging
 import os
+import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 
 from crane_server.documents import CellDocument
-from crane_server.errors import CraneError
+from crane_server.errors import CraneError, KernelNotFound
 from crane_server.kernels.history import HistoryMatch, match_significant_lines
+from crane_server.kernels.remote_server import ServerEndpoint
+from crane_server.kernels.remote_sessions import find_sessions, kernel_servers
 from crane_server.kernels.session import KernelSession
 from crane_server.lsp.kernels import KernelRegistry
 from crane_server.protocol.kernels import KernelRecord
@@ -26,6 +30,7 @@ HISTORY_THRESHOLD = 0.5  # share of the notebook's significant lines the kernel 
 HISTORY_MARGIN = 0.25  # the winner's lead over the runner-up
 HISTORY_MIN_LINES = 2  # significant lines matched, at least
 ATTACH_HINT = "use Attach kernel to choose one"
+_KERNEL_FILE = re.compile(r"kernel-([A-Za-z0-9][A-Za-z0-9_.-]{0,127})\.json")
 
 
 @dataclass(frozen=True)
@@ -76,13 +81,39 @@ def same_notebook(document_path: str, recorded: str) -> bool:
 
 
 async def _explicit(
-    registry: KernelRegistry, connection_file: str | None, kernel_id: str | None
+    registry: KernelRegistry,
+    connection_file: str | None,
+    kernel_id: str | None,
+    servers: Sequence[ServerEndpoint] = (),
+    timeout: float = 5.0,
 ) -> KernelSession | None:
+    """The kernel named by a file or an id. A connection file that is not on this machine (a
+    remote kernel's, as an editor's kernel reports it) stands for its kernel id, `kernel-ID.json`,
+    which is looked up here and then on the configured servers."""
     if connection_file:
-        return await registry.attach(connection_file)
-    if kernel_id:
+        local = Path(connection_file).expanduser()
+        named = _KERNEL_FILE.fullmatch(local.name)
+        if local.exists() or not servers or (named is None and not kernel_id):
+            return await registry.attach(connection_file)
+        kernel_id = kernel_id or (named.group(1) if named else None)
+    if not kernel_id:
+        return None
+    try:
         return await registry.attach_id(kernel_id)
-    return None
+    except KernelNotFound:
+        if not servers:
+            raise
+    found = await kernel_servers(servers, kernel_id, timeout=timeout)
+    if len(found) != 1:
+        where = ", ".join(endpoint.display_url for endpoint in servers[:3])
+        which = (
+            f"{len(found)} of the configured servers have it"
+            if found
+            else "none of the configured servers has it"
+        )
+        raise KernelNotFound(f"no kernel {kernel_id} on this machine, and {which} ({where})")
+    (endpoint,) = found
+    return await registry.attach_remote(endpoint.base_url, kernel_id, endpoint.token)
 
 
 async def resolve_binding(
@@ -91,15 +122,27 @@ async def resolve_binding(
     *,
     explicit: AttachKernelArgs | None,
     settings: ServerSettings,
+    servers: Sequence[ServerEndpoint] = (),
+    on_error: Callable[[str], None] | None = None,
 ) -> Binding:
-    """Return the kernel for `document`; explicit choices raise when they cannot be met."""
+    """Return the kernel for `document`; explicit choices raise when they cannot be met.
+
+    `servers`: the configured Jupyter servers, asked for a session of the document's path when
+    no local kernel serves it by path; `on_error` hears one line per server that failed.
+    """
     if explicit is not None and explicit.server_url and explicit.kernel_id:
         token = os.environ.get(explicit.token_env or "CRANE_JUPYTER_TOKEN") or None
         remote = await registry.attach_remote(explicit.server_url, explicit.kernel_id, token)
         where = f"kernel {explicit.kernel_id} on {remote.server_url or explicit.server_url}"
         return Binding(remote, "command", f"{where}: attached by command")
     if explicit is not None:
-        session = await _explicit(registry, explicit.connection_file, explicit.kernel_id)
+        session = await _explicit(
+            registry,
+            explicit.connection_file,
+            explicit.kernel_id,
+            servers,
+            settings.server_timeout_s,
+        )
         if session is not None:
             return Binding(session, "command", f"{_name(session)}: attached by command")
     session = await _explicit(registry, settings.connection_file, settings.kernel_id)
@@ -118,6 +161,13 @@ async def resolve_binding(
                         f"{_name(found)}: the Jupyter session of {record.notebook_path}",
                     )
     why = "no live kernel found"
+    if document.path_hint and servers:
+        by_server, remote_why = await _remote_session(
+            registry, document.path_hint, servers, settings.server_timeout_s, on_error
+        )
+        if by_server is not None:
+            return by_server
+        why = remote_why or why
     sources = [cell.text for cell in document.code_cells if cell.text.strip()]
     if sources and len(records) > 1:
         scores: list[tuple[HistoryMatch, KernelSession]] = []
@@ -132,7 +182,7 @@ async def resolve_binding(
         winner, why = history_winner(scores)
         if winner is not None:
             return Binding(winner, "history", why)
-        why = f"{len(records)} live kernels and {why}"
+        why = f"{len(records)} live local kernels and {why}"
     if len(records) == 1:
         found = await _try_attach(registry, records[0])
         if found is not None:
@@ -147,3 +197,38 @@ async def _try_attach(registry: KernelRegistry, record: KernelRecord) -> KernelS
     except CraneError as exc:
         log.info("kernel %s is not reachable: %s", record.connection_file, exc)
         return None
+
+
+async def _remote_session(
+    registry: KernelRegistry,
+    path: str,
+    servers: Sequence[ServerEndpoint],
+    timeout: float,
+    on_error: Callable[[str], None] | None,
+) -> tuple[Binding | None, str | None]:
+    """The kernel of the one server session whose notebook is `path`; else None and why."""
+    matches, errors = await find_sessions(servers, path, timeout=timeout)
+    for error in errors:
+        if on_error is not None:
+            on_error(f"crane: {error}")  # shown and logged once by the language server
+        else:
+            log.warning("crane: %s", error)
+    if not matches:
+        return None, ("no server session for this notebook" if not errors else errors[0])
+    if len(matches) > 1:
+        where = ", ".join(f"{m.path} on {m.endpoint.display_url}" for m in matches[:3])
+        return None, f"{len(matches)} server sessions match this notebook ({where})"
+    (match,) = matches
+    try:
+        session = await registry.attach_remote(
+            match.endpoint.base_url, match.kernel_id, match.endpoint.token
+        )
+    except CraneError as exc:
+        if on_error is not None:
+            on_error(f"crane: {exc}")
+        return None, str(exc)
+    detail = (
+        f"kernel {match.kernel_id} on {match.endpoint.display_url}: "
+        f"the server's session of {match.path}"
+    )
+    return Binding(session, "notebook-path", detail), None

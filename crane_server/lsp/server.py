@@ -66,10 +66,9 @@ def create_server() -> tuple[LanguageServer, CraneService]:
 
     def apply_settings(raw: Any) -> None:
         settings, warnings = decode_settings(raw)
-        service.settings = settings
-        service.registry.heartbeat = settings.kernel_heartbeat_s
         for warning in warnings:
             service.warn_once(warning)
+        service.configure(settings)
 
     @server.feature(types.INITIALIZE)
     @guarded()

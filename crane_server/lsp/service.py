@@ -22,6 +22,8 @@ from crane_server.kernels.events import (
     KernelRestarted,
     StateChanged,
 )
+from crane_server.kernels.remote_server import ServerEndpoint
+from crane_server.kernels.remote_sessions import configured_servers
 from crane_server.kernels.session import KernelSession
 from crane_server.lsp.binding import ATTACH_HINT, NO_KERNEL, Binding, resolve_binding
 from crane_server.lsp.checks import (
@@ -41,6 +43,7 @@ log = logging.getLogger(__name__)
 KERNEL_STATUS = "crane/kernelStatus"
 MAX_RETRIES = 3
 RETRY_DELAY_S = 0.5
+REBIND_AFTER_S = 5.0
 Diagnostics = dict[str, list[types.Diagnostic]]
 
 
@@ -57,6 +60,8 @@ class OpenDocument:
     shown: Diagnostics = field(default_factory=dict)
     last_verdict: DocumentVerdict | None = None
     retries: int = 0
+    bound_at: float = 0.0  # loop time of the last binding
+    server_errors: bool = False  # a configured server could not be asked at the last binding
 
 
 class CraneService:
@@ -65,6 +70,7 @@ class CraneService:
     def __init__(self, server: LanguageServer) -> None:
         self.server = server
         self.settings = ServerSettings()
+        self.servers: list[ServerEndpoint] = []  # from settings.servers and the config file
         self.tasks = TaskOwner()
         self.registry = KernelRegistry(self._on_kernel_event)
         self.documents: dict[str, OpenDocument] = {}
@@ -120,13 +126,27 @@ class CraneService:
 
     # -- kernels ---------------------------------------------------------------------------
 
+    def configure(self, settings: ServerSettings) -> None:
+        """Take new settings; the servers' tokens are read now from the environment and the
+        config file (never from the settings)."""
+        self.settings = settings
+        self.registry.heartbeat = settings.kernel_heartbeat_s
+        self.servers, warnings = configured_servers(settings.servers)
+        for warning in warnings:
+            self.warn_once(warning)
+
     async def attach(self, args: AttachKernelArgs) -> KernelStatus:
         """Bind a document to the kernel named by the command; raise when impossible."""
         owner = self.owner_of(args.uri)
         if owner is None:
             raise CraneError(f"no open document {args.uri}")
         binding = await resolve_binding(
-            self.registry, owner.document, explicit=args, settings=self.settings
+            self.registry,
+            owner.document,
+            explicit=args,
+            settings=self.settings,
+            servers=self.servers,
+            on_error=self.warn_once,
         )
         owner.explicit, owner.binding, owner.bound = args, binding, True
         self._explicit[owner.document.uri] = args
@@ -159,16 +179,42 @@ class CraneService:
         self.server.protocol.notify(KERNEL_STATUS, msgspec.to_builtins(self.status(owner)))
 
     async def _bind(self, owner: OpenDocument) -> None:
+        errors: list[str] = []
+
+        def heard(message: str) -> None:
+            errors.append(message)
+            self.warn_once(message)
+
         try:
             owner.binding = await resolve_binding(
-                self.registry, owner.document, explicit=owner.explicit, settings=self.settings
+                self.registry,
+                owner.document,
+                explicit=owner.explicit,
+                settings=self.settings,
+                servers=self.servers,
+                on_error=heard,
             )
         except CraneError as exc:
             owner.binding = Binding(None, "none", f"no kernel: {exc}; {ATTACH_HINT}")
             self.warn(f"crane: no kernel for {owner.document.uri}: {exc}")
         owner.bound = True
+        owner.bound_at = asyncio.get_running_loop().time()
+        owner.server_errors = bool(errors)
         owner.last_verdict = None
         self.send_status(owner)
+
+    def _ask_servers_again(self, owner: OpenDocument) -> bool:
+        """An unbound document asks the configured servers again on each check (its notebook
+        may have got a session since); after a server failed, at most every REBIND_AFTER_S."""
+        return (
+            owner.binding.session is None
+            and owner.explicit is None
+            and bool(self.servers)
+            and (
+                not owner.server_errors
+                or asyncio.get_running_loop().time() - owner.bound_at >= REBIND_AFTER_S
+            )
+        )
 
     def _on_kernel_event(self, session: KernelSession, event: KernelEvent) -> None:
         for owner in list(self.documents.values()):
@@ -190,6 +236,16 @@ class CraneService:
                 self.tasks.cancel(("check", owner.document.uri))
                 owner.rules.clear()
                 self._publish(owner)
+                if session.server_url:
+                    where = session.location
+                    reason = event.reason or "the kernel died"
+                    self.warn_once(
+                        f"crane: {reason}" if where in reason else f"crane: {where}: {reason}"
+                    )
+                    if owner.explicit is None:
+                        # ask the servers again: the notebook may have a new kernel, or none
+                        owner.bound = False
+                        self.schedule(owner.document.uri, delay=0.0)
             self.send_status(owner)
 
     # -- checking --------------------------------------------------------------------------
@@ -211,7 +267,7 @@ class CraneService:
             owner.rules = self._rule_diagnostics(owner.document, too_large)
             self._publish(owner)
             return
-        if not owner.bound:
+        if not owner.bound or self._ask_servers_again(owner):
             await self._bind(owner)
         session = owner.binding.session
         document = owner.document

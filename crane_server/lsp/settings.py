@@ -57,7 +57,8 @@ def _group(
             msgspec.convert({wire: value}, struct)
         except msgspec.ValidationError as exc:
             try:
-                shown = msgspec.json.encode(value).decode()[:60]
+                # a server entry may hold what should have been a token: never echo it
+                shown = "[...]" if wire == "servers" else msgspec.json.encode(value).decode()[:60]
             except (TypeError, msgspec.EncodeError):
                 shown = type(value).__name__
             warnings.append(

@@ -87,6 +87,21 @@ class LlmOptions(msgspec.Struct, kw_only=True, rename="camel"):
 DebounceMs = Annotated[int, msgspec.Meta(ge=0, le=60_000)]
 TimeoutS = Annotated[float, msgspec.Meta(ge=0.1, le=600.0)]
 HeartbeatS = Annotated[float, msgspec.Meta(ge=0.5, le=3600.0)]
+ServerUrl = Annotated[str, msgspec.Meta(pattern=r"^https?://[^?#]+$", max_length=2048)]
+EnvName = Annotated[str, msgspec.Meta(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", max_length=128)]
+MaxServers = 16
+
+
+class RemoteServer(msgspec.Struct, kw_only=True, rename="camel", forbid_unknown_fields=True):
+    """One Jupyter Server (or Enterprise Gateway, or a JupyterHub user's server) of `servers`.
+
+    `url` is the base URL, without a query: a token never travels over LSP. The token is read
+    by the language server from its environment variable `tokenEnv`, else from the config
+    file's `jupyter_servers` entry with the same URL, else from CRANE_JUPYTER_TOKEN.
+    """
+
+    url: ServerUrl
+    token_env: EnvName | None = None
 
 
 class ServerSettings(msgspec.Struct, kw_only=True, rename="camel"):
@@ -94,7 +109,8 @@ class ServerSettings(msgspec.Struct, kw_only=True, rename="camel"):
 
     Keys are camelCase (`connectionFile`); the snake_case spelling is accepted too. An
     unknown key or a value of the wrong type or out of its bounds is reported once and the
-    default is used.
+    default is used. `servers` lists Jupyter servers by URL only: their tokens come from the
+    language server's environment or config file, never from the settings.
     """
 
     debounce_ms: DebounceMs = 300
@@ -106,3 +122,7 @@ class ServerSettings(msgspec.Struct, kw_only=True, rename="camel"):
     check_timeout_s: TimeoutS = 5.0
     kernel_heartbeat_s: HeartbeatS = 5.0
     llm: LlmOptions = msgspec.field(default_factory=LlmOptions)
+    servers: Annotated[list[RemoteServer], msgspec.Meta(max_length=MaxServers)] = msgspec.field(
+        default_factory=list
+    )
+    server_timeout_s: TimeoutS = 5.0

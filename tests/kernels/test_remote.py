@@ -172,6 +172,21 @@ def test_token_from_the_environment(
     assert code == 0 and kernel in out
 
 
+def test_token_from_the_config_file(
+    server: Server,
+    kernel: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"jupyter_servers": [{"url": server.url, "token": TOKEN}]}))
+    monkeypatch.setenv("CRANE_LLM_CONFIG", str(config))
+    code, out, err = _cli(capsys, "kernels", "--server", server.url.rstrip("/"))
+    assert code == 0 and kernel in out, err
+    assert TOKEN not in out + err
+
+
 @pytest.mark.parametrize("protocol", ["v1", "json"])
 def test_inspect_a_remote_kernel(
     server: Server, kernel: str, capsys: pytest.CaptureFixture[str], protocol: str
@@ -499,16 +514,16 @@ EG_PYTHON = os.environ.get("CRANE_TEST_EG_PYTHON") or str(
 )
 
 
-def test_enterprise_gateway(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
+def start_gateway(base: Path) -> Iterator[Server]:
+    """Enterprise Gateway on a free port with TOKEN, listing its kernels, whose kernelspec
+    `crane-py` runs this Python's ipykernel."""
     assert Path(EG_PYTHON).is_file(), f"{EG_PYTHON} missing: run scripts/install-dev"
-    spec = tmp_path / "kernels" / "crane-py"
+    spec = base / "kernels" / "crane-py"
     spec.mkdir(parents=True)
     argv = [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
     (spec / "kernel.json").write_text(json.dumps({"argv": argv, "display_name": "crane-py"}))
     (port,) = free_ports(1)
-    env = {**os.environ, "JUPYTER_PATH": str(tmp_path), "JUPYTER_RUNTIME_DIR": str(tmp_path)}
+    env = {**os.environ, "JUPYTER_PATH": str(base), "JUPYTER_RUNTIME_DIR": str(base)}
     gateway_bin = Path(EG_PYTHON).parent / "jupyter-enterprisegateway"
     command = [
         str(gateway_bin), "--ip=127.0.0.1", f"--port={port}",
@@ -529,10 +544,29 @@ def test_enterprise_gateway(
                 pass
             assert time.monotonic() < deadline, "Enterprise Gateway did not start in 30 s"
             time.sleep(0.1)
-        body = {"name": "crane-py", "env": {"KERNEL_USERNAME": "crane"}}  # EG refuses root
-        response = gateway.api("POST", "api/kernels", json=body)
-        assert response.status_code == 201, response.text
-        kernel_id = response.json()["id"]
+        yield gateway
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=15)
+
+
+def start_gateway_kernel(gateway: Server) -> str:
+    body = {"name": "crane-py", "env": {"KERNEL_USERNAME": "crane"}}  # EG refuses root
+    response = gateway.api("POST", "api/kernels", json=body)
+    assert response.status_code == 201, response.text
+    kernel_id: str = response.json()["id"]
+    return kernel_id
+
+
+def test_enterprise_gateway(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for gateway in start_gateway(tmp_path):
+        kernel_id = start_gateway_kernel(gateway)
         asyncio.run(_execute(gateway.url, kernel_id, SETUP))
 
         code, out, err = _cli(capsys, "kernels", "--server", gateway.url, "--token", TOKEN)
@@ -546,10 +580,3 @@ def test_enterprise_gateway(
         assert code == 1 and "pandas-missing-column" in out, err
         code, _, err = _cli(capsys, "kernels", "--server", gateway.url, "--token", "wrong")
         assert code == 2 and "refused the token (HTTP 401)" in err
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=15)

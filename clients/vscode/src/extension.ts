@@ -13,7 +13,7 @@ import {
 } from "vscode-languageclient/node";
 
 import { EXTENSION_COMMANDS, SERVER_COMMANDS } from "./commands";
-import { attachArgs, decideHandOff, kernelPickItems } from "./handoff";
+import { attachArgs, decideHandOff, handOffArgs, kernelPickItems } from "./handoff";
 import { onJupyterKernelStart, probeJupyterKernel } from "./jupyter";
 import { DOCUMENT_SELECTOR, isCraneNotebook } from "./selectors";
 import { CrashPolicy, resolveServer } from "./server";
@@ -94,7 +94,7 @@ async function handOff(notebook: vscode.NotebookDocument, force = false): Promis
   if (handedOff.get(uri) === decision.connectionFile) return;
   handedOff.set(uri, decision.connectionFile);
   output.appendLine(`kernel hand-off for ${uri}: ${decision.connectionFile}`);
-  const attached = await runServerCommand(SERVER_COMMANDS.attachKernel, { uri, connection_file: decision.connectionFile }, true);
+  const attached = await runServerCommand(SERVER_COMMANDS.attachKernel, handOffArgs(uri, decision), true);
   if (attached === undefined) handedOff.delete(uri); // server discovery stays in charge; retry on the next kernel start
 }
 

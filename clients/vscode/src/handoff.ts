@@ -5,11 +5,41 @@ import type { KernelHandOff } from "./settings";
 /**
  * Python run through the Jupyter extension's kernel API (which runs it without touching the
  * execution count or history). It binds no name in the user's namespace: `__import__` only.
+ * It prints the kernel's connection file and, under Enterprise Gateway, the `KERNEL_ID` the
+ * gateway gives its kernels: for a remote kernel the file is on the server's machine, and its
+ * name (`kernel-ID.json`) or that variable is the kernel id crane looks up on its servers.
  */
 export const CONNECTION_FILE_CODE =
-  'print("CRANE_CONNECTION_FILE=" + __import__("ipykernel").get_connection_file())';
+  'print("CRANE_CONNECTION_FILE=" + __import__("ipykernel").get_connection_file() + ' +
+  '"\\nCRANE_KERNEL_ID=" + __import__("os").environ.get("KERNEL_ID", ""))';
 
 const MARKER = "CRANE_CONNECTION_FILE=";
+const ID_MARKER = "CRANE_KERNEL_ID=";
+const KERNEL_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
+
+function stdoutLines(outputs: readonly KernelOutput[]): string[] {
+  return outputs
+    .filter((output) => output.mime.includes("stdout") || output.mime === "text/plain")
+    .flatMap((output) => output.text.split(/\r?\n/));
+}
+
+/**
+ * The kernel's id as a Jupyter server knows it: the `KERNEL_ID` Enterprise Gateway sets, else
+ * the id in the connection file's name (`kernel-ID.json`, how jupyter_client names the files of
+ * the kernels a server starts), else undefined.
+ */
+export function parseKernelId(outputs: readonly KernelOutput[]): string | undefined {
+  for (const line of stdoutLines(outputs)) {
+    const at = line.indexOf(ID_MARKER);
+    if (at < 0) continue;
+    const id = line.slice(at + ID_MARKER.length).trim();
+    if (KERNEL_ID.test(id)) return id;
+  }
+  const file = parseConnectionFile(outputs);
+  const name = file?.split(/[\\/]/).pop() ?? "";
+  const match = /^kernel-(.+)\.json$/.exec(name);
+  return match && KERNEL_ID.test(match[1]) ? match[1] : undefined;
+}
 
 /** One output item of the kernel API, decoded to text. */
 export interface KernelOutput {
@@ -19,14 +49,11 @@ export interface KernelOutput {
 
 /** Return the connection file printed by CONNECTION_FILE_CODE, or undefined. */
 export function parseConnectionFile(outputs: readonly KernelOutput[]): string | undefined {
-  for (const output of outputs) {
-    if (!output.mime.includes("stdout") && output.mime !== "text/plain") continue;
-    for (const line of output.text.split(/\r?\n/)) {
-      const at = line.indexOf(MARKER);
-      if (at < 0) continue;
-      const path = line.slice(at + MARKER.length).trim();
-      if (path.endsWith(".json")) return path;
-    }
+  for (const line of stdoutLines(outputs)) {
+    const at = line.indexOf(MARKER);
+    if (at < 0) continue;
+    const path = line.slice(at + MARKER.length).trim();
+    if (path.endsWith(".json")) return path;
   }
   return undefined;
 }
@@ -38,11 +65,13 @@ export interface JupyterKernelProbe {
   kernelFound: boolean;
   language?: string;
   connectionFile?: string;
+  /** The kernel's id on its Jupyter server (see parseKernelId). */
+  kernelId?: string;
   error?: string;
 }
 
 export type HandOffDecision =
-  | { kind: "attach"; connectionFile: string }
+  | { kind: "attach"; connectionFile: string; kernelId?: string }
   | { kind: "discovery"; reason: string };
 
 /** Decide whether to attach the notebook explicitly or leave it to the server's discovery. */
@@ -61,7 +90,20 @@ export function decideHandOff(setting: KernelHandOff, probe: JupyterKernelProbe 
   if (!probe.connectionFile) {
     return { kind: "discovery", reason: "the kernel did not report its connection file" };
   }
-  return { kind: "attach", connectionFile: probe.connectionFile };
+  return probe.kernelId
+    ? { kind: "attach", connectionFile: probe.connectionFile, kernelId: probe.kernelId }
+    : { kind: "attach", connectionFile: probe.connectionFile };
+}
+
+/**
+ * `crane.attachKernel` arguments for a decision: the connection file, and the kernel id with it.
+ * crane-server attaches the file when it exists on its machine; otherwise (a kernel behind a
+ * remote Jupyter server) it finds the kernel id on the servers of its `servers` setting.
+ */
+export function handOffArgs(uri: string, decision: { connectionFile: string; kernelId?: string }): AttachKernelArgs {
+  return decision.kernelId
+    ? { uri, connection_file: decision.connectionFile, kernel_id: decision.kernelId }
+    : { uri, connection_file: decision.connectionFile };
 }
 
 /** `crane.attachKernel` arguments (protocol/README.md). */
@@ -69,6 +111,9 @@ export interface AttachKernelArgs {
   uri: string;
   connection_file?: string;
   kernel_id?: string;
+  /** With kernel_id: the kernel's Jupyter server (its token comes from the server's environment). */
+  server_url?: string;
+  token_env?: string;
 }
 
 /** Read what a user typed: a path to a connection file, or a kernel id. */

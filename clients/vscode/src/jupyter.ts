@@ -1,9 +1,11 @@
 // The Jupyter extension's kernel API (ms-toolsai.jupyter): ask a notebook's kernel for its
-// connection file. Only the parts crane uses are declared here.
+// connection file. Only the parts crane uses are declared here. The stable API's Kernel has
+// status, language and executeCode only: no server URL and no kernel id, so a remote kernel is
+// found by the id it reports itself (see handoff.ts) on crane-server's configured servers.
 
 import * as vscode from "vscode";
 
-import { CONNECTION_FILE_CODE, JupyterKernelProbe, KernelOutput, parseConnectionFile } from "./handoff";
+import { CONNECTION_FILE_CODE, JupyterKernelProbe, KernelOutput, parseConnectionFile, parseKernelId } from "./handoff";
 
 interface JupyterOutputItem {
   mime: string;
@@ -50,7 +52,7 @@ async function runSilently(kernel: JupyterKernel): Promise<KernelOutput[]> {
   try {
     for await (const output of kernel.executeCode(CONNECTION_FILE_CODE, source.token)) {
       for (const item of output.items) outputs.push({ mime: item.mime, text: decoder.decode(item.data) });
-      if (parseConnectionFile(outputs)) break;
+      if (parseConnectionFile(outputs) && outputs.some((o) => o.text.includes("CRANE_KERNEL_ID="))) break;
     }
   } finally {
     clearTimeout(timer);
@@ -77,6 +79,7 @@ export async function probeJupyterKernel(notebook: vscode.Uri): Promise<JupyterK
       kernelFound: true,
       language: kernel.language,
       connectionFile: parseConnectionFile(outputs),
+      kernelId: parseKernelId(outputs),
     };
   } catch (err) {
     return { jupyterInstalled: true, kernelFound: false, error: err instanceof Error ? err.message : String(err) };

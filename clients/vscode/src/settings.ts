@@ -14,6 +14,17 @@ export interface CraneSettings {
   debounceMs: number;
   kernelHandOff: KernelHandOff;
   connectionFile: string;
+  servers: RemoteServer[];
+}
+
+/**
+ * A Jupyter Server (or Enterprise Gateway, or a JupyterHub user's server) crane-server asks for
+ * the kernel of a notebook. The token is never a setting: crane-server reads it from its own
+ * environment variable `tokenEnv` (default CRANE_JUPYTER_TOKEN) or its config file.
+ */
+export interface RemoteServer {
+  url: string;
+  tokenEnv?: string;
 }
 
 /** What the server accepts as `initializationOptions` and `settings.crane` (protocol/README.md). */
@@ -22,6 +33,8 @@ export interface ServerSettings {
   llm: { trigger: LlmTrigger; model: string | null; privacy: Privacy };
   /** Client hint: bind every document to this kernel (omitted when unset). */
   connectionFile?: string;
+  /** Jupyter servers to find notebooks' kernels on (omitted when none). */
+  servers?: RemoteServer[];
 }
 
 export const DEFAULTS: CraneSettings = {
@@ -33,7 +46,41 @@ export const DEFAULTS: CraneSettings = {
   debounceMs: 300,
   kernelHandOff: "jupyter",
   connectionFile: "",
+  servers: [],
 };
+
+const SERVER_URL = /^https?:\/\/[^?#\s]+$/;
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const MAX_SERVERS = 16;
+
+/** The valid entries of `crane.servers`; a problem per invalid one (its value never shown: a
+ * token put there by mistake must not end up in a message). */
+export function readServers(raw: unknown): { servers: RemoteServer[]; problems: string[] } {
+  if (raw === undefined) return { servers: [], problems: [] };
+  if (!Array.isArray(raw)) return { servers: [], problems: ["crane.servers: ignored, not a list of {url, tokenEnv}"] };
+  const servers: RemoteServer[] = [];
+  const problems: string[] = [];
+  raw.slice(0, MAX_SERVERS).forEach((entry: unknown, index) => {
+    const item = entry as Record<string, unknown>;
+    const keys = typeof entry === "object" && entry !== null ? Object.keys(entry) : [];
+    const ok =
+      keys.length > 0 &&
+      keys.every((key) => key === "url" || key === "tokenEnv") &&
+      typeof item.url === "string" &&
+      SERVER_URL.test(item.url.trim()) &&
+      (item.tokenEnv === undefined || (typeof item.tokenEnv === "string" && ENV_NAME.test(item.tokenEnv)));
+    if (!ok) {
+      problems.push(
+        `crane.servers[${index}]: ignored; give {"url": "http(s)://host:port/base/", "tokenEnv": "VARIABLE"} ` +
+          "(no query, no token: crane-server reads the token from that environment variable)",
+      );
+      return;
+    }
+    servers.push(item.tokenEnv ? { url: (item.url as string).trim(), tokenEnv: item.tokenEnv as string } : { url: (item.url as string).trim() });
+  });
+  if (raw.length > MAX_SERVERS) problems.push(`crane.servers: only the first ${MAX_SERVERS} servers are used`);
+  return { servers, problems };
+}
 
 /** Reads one raw value; `vscode.workspace.getConfiguration("crane").get` fits. */
 export type SettingGetter = (key: string) => unknown;
@@ -91,8 +138,11 @@ export function readSettings(get: SettingGetter): { settings: CraneSettings; pro
   const connectionFile = typeof rawConnection === "string" ? rawConnection.trim() : "";
   if (rawConnection !== undefined && typeof rawConnection !== "string") note("connectionFile", rawConnection);
 
+  const { servers, problems: serverProblems } = readServers(get("servers"));
+  problems.push(...serverProblems);
+
   return {
-    settings: { serverPath, serverArgs, model, llmTrigger, privacy, debounceMs, kernelHandOff, connectionFile },
+    settings: { serverPath, serverArgs, model, llmTrigger, privacy, debounceMs, kernelHandOff, connectionFile, servers },
     problems,
   };
 }
@@ -100,8 +150,10 @@ export function readSettings(get: SettingGetter): { settings: CraneSettings; pro
 /** Map the extension's settings to the server's settings object. */
 export function toServerSettings(settings: CraneSettings): ServerSettings {
   const hint = settings.connectionFile === "" ? {} : { connectionFile: settings.connectionFile };
+  const servers = settings.servers.length === 0 ? {} : { servers: settings.servers };
   return {
     ...hint,
+    ...servers,
     debounce_ms: settings.debounceMs,
     llm: {
       trigger: settings.llmTrigger,

@@ -4,8 +4,10 @@ import {
   CONNECTION_FILE_CODE,
   attachArgs,
   decideHandOff,
+  handOffArgs,
   kernelPickItems,
   parseConnectionFile,
+  parseKernelId,
 } from "../src/handoff";
 
 const FILE = "/home/me/.local/share/jupyter/runtime/kernel-1c2d3e.json";
@@ -40,6 +42,23 @@ describe("parseConnectionFile", () => {
   });
 });
 
+describe("parseKernelId", () => {
+  const stdout = "application/vnd.code.notebook.stdout";
+  const remote = "/home/ana/.local/share/jupyter/runtime/kernel-3f0c9a52-1df5-4a32-a781-621aea41a421.json";
+  it("reads the id from a server's connection file name", () => {
+    const outputs = [{ mime: stdout, text: `CRANE_CONNECTION_FILE=${remote}\nCRANE_KERNEL_ID=\n` }];
+    assert.strictEqual(parseKernelId(outputs), "3f0c9a52-1df5-4a32-a781-621aea41a421");
+  });
+  it("prefers the KERNEL_ID Enterprise Gateway sets", () => {
+    const outputs = [{ mime: stdout, text: "CRANE_CONNECTION_FILE=/tmp/x/conn.json\nCRANE_KERNEL_ID=7c3e-11\n" }];
+    assert.strictEqual(parseKernelId(outputs), "7c3e-11");
+  });
+  it("gives nothing for a file not named by its kernel, or an id that could change a URL", () => {
+    assert.strictEqual(parseKernelId([{ mime: stdout, text: "CRANE_CONNECTION_FILE=/tmp/conn.json\nCRANE_KERNEL_ID=\n" }]), undefined);
+    assert.strictEqual(parseKernelId([{ mime: stdout, text: "CRANE_KERNEL_ID=../../api\n" }]), undefined);
+  });
+});
+
 describe("decideHandOff", () => {
   const found = { jupyterInstalled: true, kernelFound: true, language: "python", connectionFile: FILE };
 
@@ -62,6 +81,14 @@ describe("decideHandOff", () => {
       assert.match((decision as { reason: string }).reason, reason);
     });
   }
+
+  it("hands the kernel id over with the file (crane-server finds a remote kernel by it)", () => {
+    const decision = decideHandOff("jupyter", { ...found, kernelId: "1c2d3e" });
+    assert.deepStrictEqual(decision, { kind: "attach", connectionFile: FILE, kernelId: "1c2d3e" });
+    const uri = "file:///work/a.ipynb";
+    assert.deepStrictEqual(handOffArgs(uri, { connectionFile: FILE, kernelId: "1c2d3e" }), { uri, connection_file: FILE, kernel_id: "1c2d3e" });
+    assert.deepStrictEqual(handOffArgs(uri, { connectionFile: FILE }), { uri, connection_file: FILE });
+  });
 
   it("never asks Jupyter when the setting says discovery", () => {
     assert.strictEqual(decideHandOff("discovery", found).kind, "discovery");

@@ -1,6 +1,6 @@
 import * as assert from "assert";
 
-import { DEFAULTS, readSettings, toServerSettings } from "../src/settings";
+import { DEFAULTS, readServers, readSettings, toServerSettings } from "../src/settings";
 
 function reader(values: Record<string, unknown>) {
   return (key: string) => values[key];
@@ -65,5 +65,31 @@ describe("toServerSettings", () => {
     assert.strictEqual(toServerSettings(DEFAULTS).connectionFile, undefined);
     const { settings } = readSettings((key) => (key === "connectionFile" ? " /tmp/kernel-1.json " : undefined));
     assert.strictEqual(toServerSettings(settings).connectionFile, "/tmp/kernel-1.json");
+  });
+});
+
+describe("crane.servers", () => {
+  it("passes valid servers to crane-server, only when there are some", () => {
+    const raw = [{ url: "https://hub.example.org/user/ana/", tokenEnv: "HUB_TOKEN" }, { url: "http://127.0.0.1:8888/" }];
+    const { settings, problems } = readSettings((key) => (key === "servers" ? raw : undefined));
+    assert.deepStrictEqual(problems, []);
+    assert.deepStrictEqual(toServerSettings(settings).servers, raw);
+    assert.strictEqual(toServerSettings(DEFAULTS).servers, undefined);
+  });
+
+  it("drops an entry with a token, a query or a bad variable name, without showing it", () => {
+    const secret = "s3cret-token-value";
+    const { servers, problems } = readServers([
+      { url: "http://gpu:8888/", token: secret },
+      { url: `http://gpu:8888/?token=${secret}` },
+      { url: "ftp://gpu/" },
+      { url: "http://gpu:8888/", tokenEnv: "NOT A NAME" },
+      "http://gpu:8888/",
+      { url: "http://ok:8888/" },
+    ]);
+    assert.deepStrictEqual(servers, [{ url: "http://ok:8888/" }]);
+    assert.strictEqual(problems.length, 5);
+    assert.ok(problems.every((p) => !p.includes(secret)));
+    assert.deepStrictEqual(readServers("http://gpu:8888/").servers, []);
   });
 });
