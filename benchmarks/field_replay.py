@@ -611,14 +611,22 @@ def main() -> None:
     parser.add_argument(
         "--markdown", type=Path, default=None, help="write the table between its markers"
     )
+    parser.add_argument(
+        "--from-json", type=Path, default=None, help="report a saved run instead of running"
+    )
     args = parser.parse_args()
     started = time.perf_counter()
-    results = asyncio.run(run_all(select(all_sources(), args.only, args.limit)))
-    elapsed = time.perf_counter() - started
+    if args.from_json:
+        saved = json.loads(args.from_json.read_text())
+        results = [NotebookCounts(**notebook) for notebook in saved["notebooks"]]
+        elapsed = saved.get("wall_seconds", 0.0)
+    else:
+        results = asyncio.run(run_all(select(all_sources(), args.only, args.limit)))
+        elapsed = time.perf_counter() - started
     print(table(results))
     print(counts_line(results))
     print(f"wall time {elapsed:.0f} s")
-    if args.json:
+    if args.json and not args.from_json:
         args.json.write_text(
             json.dumps(
                 {
