@@ -14,19 +14,31 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 from crane_server.cli import main
 from crane_server.kernels.session import KernelSession
 from tests.kernels.conftest import free_ports
 from tests.kernels.test_remote import SETUP
+from tests.lsp.helpers import (
+    KERNEL_STATUS,
+    SERVER,
+    Recorder,
+    has_code,
+    initialize_params,
+    open_notebook,
+)
 
 pytestmark = [pytest.mark.kernel, pytest.mark.timeout(120)]
 
@@ -34,6 +46,17 @@ ROOT = Path(__file__).resolve().parents[2]
 HUB_PYTHON = Path(os.environ.get("CRANE_TEST_HUB_PYTHON") or ROOT / ".hub-venv" / "bin" / "python")
 SERVICE_TOKEN = "crane-hub-service-token-7d2e4b19"  # the test's admin service
 USER = "ana"
+# The language server's environment: the Hub user's token goes into a config file of its own
+# (written once the Hub gave it), never into the settings.
+_LSP_HOME = Path(tempfile.mkdtemp(prefix="crane-lsp-hub-"))
+(_LSP_HOME / "runtime").mkdir()
+_LSP_ENV = {
+    **os.environ,
+    "CRANE_LLM_CONFIG": str(_LSP_HOME / "config.json"),
+    "JUPYTER_RUNTIME_DIR": str(_LSP_HOME / "runtime"),
+}
+_LSP_ENV.pop("CRANE_JUPYTER_TOKEN", None)
+LSP = ClientServerConfig(server_command=SERVER.server_command, server_env=_LSP_ENV)
 
 
 def _proxy() -> str:
@@ -122,7 +145,10 @@ def hub(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hub]:
             time.sleep(0.2)
         response = _hub_api(url, "POST", f"users/{USER}/tokens", json={"note": "crane test"})
         assert response.status_code == 201, response.text
-        yield Hub(url, f"{url}user/{USER}/", response.json()["token"])
+        running = Hub(url, f"{url}user/{USER}/", response.json()["token"])
+        servers = [{"url": running.user_url, "token": running.user_token}]
+        (_LSP_HOME / "config.json").write_text(json.dumps({"jupyter_servers": servers}))
+        yield running
     finally:
         process.terminate()  # the Hub stops ana's server and the proxy on its way out
         try:
@@ -148,16 +174,15 @@ def _cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]
     return code, out, err
 
 
-def test_a_hub_users_server_lists_inspects_and_checks(
-    hub: Hub, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _kernel_with_session(hub: Hub, path: str) -> str:
+    """A kernel of ana's server holding `df`, serving the notebook `path`."""
     headers = {"Authorization": f"token {hub.user_token}"}
     response = httpx.post(
         hub.user_url + "api/kernels", json={"name": "crane-py"}, headers=headers, timeout=30
     )
     assert response.status_code == 201, response.text
     kernel_id = response.json()["id"]
-    session = {"path": "work/analysis.ipynb", "type": "notebook", "name": "analysis.ipynb"}
+    session = {"path": path, "type": "notebook", "name": path.rsplit("/", 1)[-1]}
     response = httpx.post(
         hub.user_url + "api/sessions",
         json={**session, "kernel": {"id": kernel_id}},
@@ -165,6 +190,13 @@ def test_a_hub_users_server_lists_inspects_and_checks(
         timeout=30,
     )
     assert response.status_code == 201, response.text
+    return kernel_id
+
+
+def test_a_hub_users_server_lists_inspects_and_checks(
+    hub: Hub, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    kernel_id = _kernel_with_session(hub, "work/analysis.ipynb")
     asyncio.run(_setup(hub, kernel_id))
 
     monkeypatch.setenv("CRANE_JUPYTER_TOKEN", hub.user_token)
@@ -184,3 +216,32 @@ def test_a_hub_users_server_lists_inspects_and_checks(
     monkeypatch.delenv("CRANE_JUPYTER_TOKEN")
     code, _, err = _cli(capsys, "kernels", "--server", hub.user_url)
     assert code == 2 and "needs a token" in err, err
+
+
+@pytest_lsp.fixture(config=LSP, scope="module")
+async def lsp(lsp_client: LanguageClient, hub: Hub) -> AsyncIterator[None]:
+    lsp_client.recorder = Recorder(lsp_client)  # type: ignore[attr-defined]
+    settings = {"debounceMs": 20, "servers": [{"url": hub.user_url}]}
+    await lsp_client.initialize_session(
+        initialize_params(client_capabilities("visual-studio-code"), settings)
+    )
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_the_language_server_binds_a_notebook_to_its_hub_session(
+    lsp: LanguageClient, hub: Hub
+) -> None:
+    lsp_client = lsp
+    recorder: Recorder = lsp_client.recorder  # type: ignore[attr-defined]
+    kernel_id = await asyncio.to_thread(_kernel_with_session, hub, "hub/sales.ipynb")
+    await _setup(hub, kernel_id)
+    uri = "file:///home/ana/hub/sales.ipynb"
+    cells = open_notebook(lsp_client, uri, [("code", "total = df['prices'].sum()")])
+    found = await recorder.wait_for(lambda: has_code(lsp_client, cells[0], "pandas-missing-column"))
+    assert found[0].severity == types.DiagnosticSeverity.Error
+    status = [s for s in recorder.of(KERNEL_STATUS) if s["uri"] == uri][-1]
+    assert status["kernel_id"] == kernel_id and status["reason"] == "notebook-path"
+    assert f"user/{USER}/" in status["detail"]
+    assert hub.user_token not in repr(recorder.messages) + repr(lsp_client.messages)
