@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import shutil
+import tempfile
 import time
 from collections.abc import Awaitable, Callable
-from contextlib import AsyncExitStack
+from contextlib import AsyncExitStack, ExitStack
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from crane_server.errors import CraneError
@@ -93,6 +96,7 @@ class Runner:
         remaining = list(todo)
         try:
             async with AsyncExitStack() as stack:
+                notebook = _scratch_copy(notebook, stack)
                 cm = prepared_notebook(notebook, None, timeout=self.plan.timeout)
                 # Each cell is bounded by the timeout already; this only catches a stuck start-up.
                 cells = len(read_code_cells(notebook))
@@ -165,3 +169,11 @@ def _describe_failure(prepared: PreparedCell) -> str:
         return f"{where} did not finish in time (kernel hung)"
     detail = f"{outcome.ename or 'error'}: {outcome.evalue or ''}".rstrip(": ")
     return f"{where} failed: {detail}"
+
+
+def _scratch_copy(notebook: Path, stack: ExitStack | AsyncExitStack) -> Path:
+    """The notebook inside a temporary copy of its case folder, so running it writes nothing into the dataset."""
+    scratch = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="crane-eval-")))
+    folder = scratch / notebook.parent.name
+    shutil.copytree(notebook.parent, folder)
+    return folder / notebook.name

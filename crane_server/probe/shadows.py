@@ -9,6 +9,7 @@ attributes. Anything else that holds data is not shadowed and never evaluated.
 
 from __future__ import annotations
 
+import re
 import types
 from typing import Any, Dict, List, Optional, Tuple
 
@@ -342,13 +343,9 @@ def _estimator(base: Any, obj: Any) -> Any:
 
         with quiet():
             clone = base.clone(obj)
-            # fitted state: `coef_`-style attributes and private ones (`_fit_X`, `_tree`)
-            params = _instance(clone)
-            fitted = {
-                k: copy.deepcopy(v)
-                for k, v in state.items()
-                if k.endswith("_") or (k not in params and not k.startswith("__"))
-            }
+            # all instance state, parameters included: a Pipeline's or a search's fitted
+            # steps live in its parameters, which `clone` would hand back unfitted
+            fitted = {k: copy.deepcopy(v) for k, v in state.items() if not k.startswith("__")}
             _instance(clone).update(fitted)
     except Exception:
         return None
@@ -410,6 +407,12 @@ def shadow_limit(exc: BaseException) -> bool:
         return True
     text = str(exc)
     return any(word in text for word in _SHADOW_LIMIT_WORDS)
+
+
+def shadow_limit_message(message: str) -> bool:
+    """A finding's message that names the meta device: a shadow met a real tensor (a layer's
+    weight beside a live input), which the user's program never does."""
+    return re.search(r"\bmeta\b", message) is not None
 
 
 def from_namespace(obj: Any) -> Any:

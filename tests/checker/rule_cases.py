@@ -854,6 +854,96 @@ CASES += [
         "def outer(k):\n    def inner(v):\n        return v * k\n    return inner(3)\n\nouter(2)",
         None,
     ),
+    # the field replay's second round: five patterns that raised false alarms
+    RuleCase(
+        "frame-eval-with-local-name-inplace",
+        FRAME + "limit = 9",
+        "df.eval('Big = Amount > @limit', inplace=True)\nbig = df['Big']",
+        None,
+    ),
+    RuleCase(
+        "frame-query-with-local-name",
+        FRAME + "limit = 9",
+        "small = df.query('Amount < @limit')\nsmall['Amount']",
+        None,
+    ),
+    RuleCase(
+        "row-added-by-loc-then-dropped",
+        FRAME,
+        "df.loc[9] = [1.0, 0, 'Oslo', '$1']\ndf = df.drop(9)",
+        None,
+    ),
+    RuleCase(
+        "cell-set-by-loc-adds-row-then-dropped",
+        FRAME,
+        "df.loc[9, 'Amount'] = 1.0\nrest = df.drop(9)",
+        None,
+    ),
+    RuleCase(
+        "row-never-added-then-dropped",
+        FRAME,
+        "df.loc[2, 'Amount'] = 1.0\nrest = df.drop(9)",
+        None,  # the frame changed through .loc: not judged, though it raises
+        "KeyError",
+        2,
+    ),
+    RuleCase(
+        "drop-missing-row",
+        FRAME,
+        "rest = df.drop(9)",
+        "pandas-missing-label",
+        "KeyError",
+    ),
+    RuleCase(
+        "fitted-pipeline-predicts",
+        ML
+        + "from sklearn.pipeline import make_pipeline\n"
+        + "pipe = make_pipeline(StandardScaler(), LinearRegression()).fit(X, y)",
+        "pred = pipe.predict(X)",
+        None,
+    ),
+    RuleCase(
+        "fitted-search-over-pipeline-predicts",
+        ML
+        + "from sklearn.pipeline import make_pipeline\nfrom sklearn.model_selection import GridSearchCV\n"
+        + "search = GridSearchCV(make_pipeline(StandardScaler(), LinearRegression()),"
+        + " {'linearregression__fit_intercept': [True, False]}, cv=2).fit(X, y)",
+        "pred = search.predict(X)\nbest = search.best_estimator_.predict(X)",
+        None,
+    ),
+    RuleCase(
+        "unfitted-pipeline-predicts",
+        ML
+        + "from sklearn.pipeline import make_pipeline\n"
+        + "pipe = make_pipeline(StandardScaler(), LinearRegression())",
+        "pred = pipe.predict(X)",
+        "sklearn-not-fitted",
+        "NotFittedError",
+    ),
+    RuleCase(
+        "grad-after-backward-in-cell",
+        TORCH,
+        "(weights * 2).sum().backward()\nweights.grad.zero_()",
+        None,
+    ),
+    RuleCase(
+        "grad-step-after-backward-in-cell",
+        TORCH,
+        "loss = (weights * 2).sum()\nloss.backward()\nwith torch.no_grad():\n    weights -= 0.1 * weights.grad",
+        None,
+    ),
+    RuleCase(
+        "grad-after-backward-in-setup",
+        TORCH + "(weights * 3).sum().backward()",
+        "step = weights.grad * 2",
+        None,
+    ),
+    RuleCase(
+        "layer-weight-times-live-tensor",
+        TORCH + "norm = nn.LayerNorm([10])",
+        "out = norm.weight * (batch - batch.mean()) + norm.bias",
+        None,
+    ),
 ]
 
 CASES += FIELD_PATTERNS

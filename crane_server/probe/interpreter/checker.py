@@ -174,7 +174,7 @@ class Checker:
 
     def report(self, outcome: Raise, node: ast.AST) -> None:
         """Record a certain crash and stop; drop it when the path is not certain."""
-        if not self.certain:
+        if not self.certain or shadows.shadow_limit_message(outcome.message):
             return
         if self.report_at is not None:
             outcome.node = None
@@ -328,6 +328,16 @@ class Checker:
             for key, bound in list(self.env.items()):
                 if isinstance(bound, Val) and bound.obj is value.obj:
                     self.env[key] = UNKNOWN
+
+    def havoc_owner(self, node: ast.expr) -> None:
+        """`df.loc[k] = v`, `d['a'][0] = v`: the object the indexer or item belongs to changes."""
+        while isinstance(node, (ast.Attribute, ast.Subscript)):
+            node = node.value
+            if isinstance(node, ast.Name):
+                self.havoc_value(self.env.get(node.id, UNKNOWN))
+                if node.id not in self.env and node.id in self.namespace:
+                    self.tainted.add(id(self.namespace[node.id]))  # and its other names
+                self.bind(node.id, UNKNOWN)
 
     def havoc_names(self, names: Tuple[str, ...]) -> None:
         for name in names:
@@ -691,6 +701,7 @@ class Checker:
                 self.havoc_value(base)
                 if isinstance(target.value, ast.Name) and answer is None:
                     self.bind(target.value.id, UNKNOWN)
+                self.havoc_owner(target.value)
         elif isinstance(target, ast.Attribute):
             base = self.eval(target.value)
             answer = rules_pandas.set_attribute(self, target, base, value)

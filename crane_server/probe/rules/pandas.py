@@ -6,6 +6,7 @@ import ast
 from typing import Any, List, Optional
 
 from ..outcomes import CallSite, Raise, Result
+from ..purity import PANDAS_IMPURE_METHODS
 from ..values import (
     UNKNOWN,
     BoundMethod,
@@ -434,6 +435,10 @@ def _frame_method(chk: Any, site: CallSite, func: BoundMethod) -> Any:
         return Result(UNKNOWN)
     if not inplace and name not in COLUMN_METHODS:
         return None
+    if name in PANDAS_IMPURE_METHODS:
+        # eval/query look names up in the caller's frame (`@t`), which is not the cell's
+        _forget_receiver(chk, site)
+        return Result(UNKNOWN)
     kwargs = {k: v.obj for k, v in site.kwargs.items() if k != "inplace"}
     args = [v.obj for v in site.args]
     if any(not (is_plain_data(v) or is_library_object(v)) for v in args + list(kwargs.values())):

@@ -31,10 +31,16 @@ DROPOUTS = frozenset(
 MAX_INPUT_ELEMENTS = 4_000_000
 
 
+# Tensor state that autograd writes during `backward()`, which the walk does not run.
+AUTOGRAD_STATE = frozenset({"grad", "grad_fn", "_grad"})
+
+
 def on_attribute(chk: Any, node: ast.Attribute, base: Val) -> Any:
     """Submodules, parameters and buffers of a user nn.Module, read from its registries."""
     nn = loaded("torch.nn")
     obj = base.obj
+    if node.attr in AUTOGRAD_STATE and is_tensor(obj):
+        return Result(UNKNOWN)  # `backward()` (not followed) fills them in
     if nn is None or not isinstance(obj, nn.Module) or type(obj).__module__.startswith("torch"):
         return None
     instance = as_dict(obj)
