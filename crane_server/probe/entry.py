@@ -82,8 +82,10 @@ class GlobalState:
         self.random = random.getstate()
         self.filters = list(warnings.filters)
         self.cwd = _cwd()
-        np = sys.modules.get("numpy")
-        self.numpy = np.random.get_state(legacy=False) if np is not None else None
+        # numpy loads numpy.random lazily: only a global RNG that exists is saved (touching
+        # `np.random` would import it into the user's kernel)
+        np_random = sys.modules.get("numpy.random")
+        self.numpy = np_random.get_state(legacy=False) if np_random is not None else None
         torch = sys.modules.get("torch")
         self.torch = torch.get_rng_state() if torch is not None else None
 
@@ -99,15 +101,15 @@ class GlobalState:
                 mutated()
         if self.cwd is not None and _cwd() != self.cwd:
             os.chdir(self.cwd)
-        np = sys.modules.get("numpy")
-        if np is not None and self.numpy is not None:
-            now = np.random.get_state(legacy=False)
+        np_random = sys.modules.get("numpy.random")
+        if np_random is not None and self.numpy is not None:
+            now = np_random.get_state(legacy=False)
             if (
                 now["state"]["key"].tobytes() != self.numpy["state"]["key"].tobytes()
                 or any(now[k] != self.numpy[k] for k in ("has_gauss", "gauss"))
                 or now["state"]["pos"] != self.numpy["state"]["pos"]
             ):
-                np.random.set_state(self.numpy)
+                np_random.set_state(self.numpy)
         torch = sys.modules.get("torch")
         if (
             torch is not None
@@ -134,8 +136,8 @@ def dispatch(op: str, payload_json: str) -> JsonResult:
         try:
             result = OPS[op](payload)
         finally:
-            _unload_new_submodules(before)
             state.restore()
+            _unload_new_submodules(before)
         if isinstance(result, dict):
             result.setdefault("execution_count", _execution_count())
             result["elapsed_ms"] = (time.perf_counter() - started) * 1000.0

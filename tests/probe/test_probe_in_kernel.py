@@ -62,3 +62,19 @@ def test_large_frame_is_summarised_from_a_sample(kernel: RunningKernel) -> None:
     assert summary["column_stats"]["label"]["unique"] == 2
     assert snapshot["kernel"]["libraries"]["pandas"]
     assert "torch" not in snapshot["kernel"]["libraries"]
+
+
+def test_a_check_loads_no_module_numpy_loads_lazily(kernel: RunningKernel) -> None:
+    """numpy imports `numpy.random` on first touch: saving the global RNG around a check
+    must not be that touch in a kernel that imported only numpy."""
+    setup = "import numpy as np\na = np.zeros((3, 4))"
+    assert kernel.execute(setup)["status"] == "ok"
+    before = fingerprint(kernel)
+    assert "numpy" in before["modules"] and "numpy.random" not in before["modules"]
+    for cell in ("b = a.reshape(4, 3) @ a\nb.sum()", "a.reshape(5, 3)", "c = a.T + 1"):
+        result, iopub = run_probe(kernel, "check", {"source": cell})
+        assert "error" not in result
+        assert {message["msg_type"] for message in iopub} == {"status"}
+    found, _ = run_probe(kernel, "check", {"source": "a.reshape(5, 3)"})
+    assert found["findings"][0]["exception"] == "ValueError"  # the checks did run
+    assert fingerprint(kernel) == before
