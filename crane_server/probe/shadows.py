@@ -297,7 +297,7 @@ class _Budget:
 def _library_value(np: Any, value: Any, depth: int, budget: _Budget) -> bool:
     """Plain data, numpy data or library objects all the way down (no user classes), small
     enough to copy within the budget."""
-    if depth > 6:
+    if depth > 10:  # a Pipeline > ColumnTransformer > (name, part, columns) > part state
         return False
     if type(value) in PLAIN_SCALARS or isinstance(value, (types.FunctionType, type)):
         return type(value) in PLAIN_SCALARS or _library_callable(value)
@@ -322,6 +322,11 @@ def _library_value(np: Any, value: Any, depth: int, budget: _Budget) -> bool:
 def _library_callable(value: Any) -> bool:
     """A function or class that numpy, scipy or scikit-learn defines."""
     if isinstance(value, type):
+        np = loaded("numpy")
+        if value in (int, float, complex, bool, str, bytes, object) or (
+            np is not None and issubclass(value, np.generic)
+        ):
+            return True  # a dtype parameter (`OneHotEncoder(dtype=np.float64)`)
         module = vars(value).get("__module__")
     else:
         module = value.__module__

@@ -766,6 +766,21 @@ CASES += [
     ),
 ]
 
+COMPOSED = (
+    ML
+    + """
+from sklearn.compose import ColumnTransformer
+from sklearn.pipeline import Pipeline, make_pipeline
+from sklearn.preprocessing import OneHotEncoder
+from sklearn.ensemble import RandomForestClassifier
+grid = np.column_stack([np.arange(12) % 3, np.linspace(0, 1, 12), np.arange(12.0)])
+target = grid[:, 1] * 2 + grid[:, 2]
+prep = ColumnTransformer([("code", OneHotEncoder(handle_unknown="ignore"), [0])], remainder=StandardScaler())
+priced = make_pipeline(prep, LinearRegression()).fit(grid, target)
+"""
+)
+
+
 # Patterns from the field replay that once raised false alarms: what `fit` returns is the
 # fitted estimator itself, and a file the cell writes exists when the cell reads it back.
 FIELD_PATTERNS = [
@@ -942,6 +957,36 @@ CASES += [
         "layer-weight-times-live-tensor",
         TORCH + "norm = nn.LayerNorm([10])",
         "out = norm.weight * (batch - batch.mean()) + norm.bias",
+        None,
+    ),
+    # composites (Pipeline, ColumnTransformer, FeatureUnion of scikit-learn's own parts) are
+    # dry-run like one estimator
+    RuleCase(
+        "pipeline-predicts-one-column-short",
+        COMPOSED,
+        "row = np.array([[1, 0.5]])\nprice = priced.predict(row)",
+        "sklearn-value-error",
+        "ValueError",
+        2,
+    ),
+    RuleCase(
+        "pipeline-predicts-full-row",
+        COMPOSED,
+        "row = np.array([[1, 0.5, 3.0]])\nprice = priced.predict(row)",
+        None,
+    ),
+    RuleCase(
+        "pipeline-classifier-on-continuous-target",
+        COMPOSED,
+        "clf = Pipeline([('scale', StandardScaler()), ('rf', RandomForestClassifier(n_estimators=5))])\nclf.fit(grid, target)",
+        "sklearn-value-error",
+        "ValueError",
+        2,
+    ),
+    RuleCase(
+        "pipeline-classifier-on-labels",
+        COMPOSED,
+        "clf = Pipeline([('scale', StandardScaler()), ('rf', RandomForestClassifier(n_estimators=5))], verbose=False)\nclf.fit(grid, (target > 5).astype(int))",
         None,
     ),
 ]

@@ -21,10 +21,42 @@ import pandas as pd
 frame = pd.DataFrame(X, columns=["a", "b", "c", "d"])
 lgbm_named = LGBMClassifier(n_estimators=5, verbose=-1).fit(frame, y)
 xgbc_fitted = XGBClassifier(n_estimators=5).fit(X, y)
+import lightgbm as lgb
+booster = lgb.train({"verbose": -1, "num_threads": 1}, lgb.Dataset(X, y.astype(float)), 5)
+unchecked = lgb.train({"verbose": -1, "num_threads": 1, "predict_disable_shape_check": True},
+                      lgb.Dataset(X, y.astype(float)), 5)
 """
 
 CASES = [
     # judged by this module
+    RuleCase(
+        "lgb-booster-transposed-data",
+        BOOSTING,
+        "scores = booster.predict(X.T)",
+        "lightgbm-feature-count",
+        "LightGBMError",
+    ),
+    RuleCase(
+        "lgb-booster-frame-one-column-more",
+        BOOSTING,
+        "scores = booster.predict(pd.DataFrame(X5))",
+        "lightgbm-feature-count",
+        "LightGBMError",
+    ),
+    RuleCase("lgb-booster-right-width", BOOSTING, "scores = booster.predict(X[:3])", None),
+    RuleCase(
+        "lgb-booster-shape-check-off",
+        BOOSTING,
+        "scores = booster.predict(X5[:, :3], predict_disable_shape_check=True)",
+        None,
+    ),
+    RuleCase(  # a training parameter does not turn the check off: not judged, raises anyway
+        "lgb-booster-trained-with-shape-check-off",
+        BOOSTING,
+        "scores = unchecked.predict(X5)",
+        None,
+        "LightGBMError",
+    ),
     RuleCase(
         "lgbm-importances-unfitted",
         BOOSTING,

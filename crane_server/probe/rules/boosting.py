@@ -12,7 +12,7 @@ import ast
 from typing import Any, Optional
 
 from ..outcomes import CallSite, Raise
-from ..values import BoundMethod, Val, loaded
+from ..values import BoundMethod, Val, is_dataframe, is_ndarray, loaded, shape_of
 
 ROOTS = ("lightgbm", "xgboost")
 # Methods of an XGBoost estimator that need the booster that fit creates.
@@ -64,6 +64,8 @@ def on_binop(chk: Any, node: ast.BinOp, left: Val, right: Val) -> Any:
 
 def on_call(chk: Any, site: CallSite) -> Any:
     func = site.func
+    if isinstance(func, BoundMethod) and func.name == "predict":
+        return _lightgbm_booster_width(site, func)
     if not isinstance(func, BoundMethod) or func.name not in XGB_BOOSTER_METHODS:
         return None
     obj = func.receiver.obj
@@ -89,4 +91,44 @@ def _not_fitted(obj: Any, exc: BaseException, node: ast.AST) -> Raise:
         facts=[f"{kind} has not been fitted (it has no booster yet)"],
         fix="call .fit(X, y) on this estimator first",
         node=node,
+    )
+
+
+def _lightgbm_booster_width(site: CallSite, func: BoundMethod) -> Any:
+    """`booster.predict(X)` of a native LightGBM Booster with another number of columns than it
+    was trained on: LightGBM refuses before predicting (unless its shape check is disabled)."""
+    booster = func.receiver.obj
+    basic = loaded("lightgbm.basic")
+    if basic is None or type(booster) is not getattr(basic, "Booster", None):
+        return None
+    if site.has_star or set(site.kwargs) - {"num_iteration", "raw_score", "start_iteration"}:
+        return None
+    data = site.arg(0, "data")
+    if not isinstance(data, Val) or data.fake or len(site.args) != 1:
+        return None
+    if not (is_ndarray(data.obj) or is_dataframe(data.obj)):
+        return None
+    shape = shape_of(data.obj)
+    params = getattr(booster, "params", None)
+    if shape is None or len(shape) != 2 or type(params) is not dict:
+        return None
+    if params.get("predict_disable_shape_check") not in (None, False):
+        return None
+    try:
+        trained = int(booster.num_feature())  # LightGBM's C API: a read, nothing runs
+    except Exception:
+        return None
+    if shape[1] == trained:
+        return None
+    return Raise(
+        "lightgbm-feature-count",
+        "LightGBMError",
+        "The number of features in data (%d) is not the same as it was in training data (%d)."
+        % (shape[1], trained),
+        facts=[
+            "the booster was trained on %d features; the data has %d columns" % (trained, shape[1])
+        ],
+        fix="pass the same columns the booster was trained on (a transposed matrix has rows and "
+        "columns swapped)",
+        node=site.node,
     )

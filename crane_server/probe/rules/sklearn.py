@@ -263,7 +263,7 @@ def _estimator_call(
             only_x_y = set(site.kwargs) <= {"X", "y"} and len(site.args) + len(site.kwargs) == (
                 1 if y is None else 2
             )
-            if fitted is None and not is_meta and only_x_y:
+            if fitted is None and (not is_meta or dry_run.composite(estimator)) and only_x_y:
                 failure, trained = dry_run.fit(estimator, method, x, y)
                 if failure is not None:
                     return dry_run.raised(failure, estimator, method, site)
@@ -305,7 +305,8 @@ def _estimator_call(
                 return problem
             # a clone fitted on the cell's data, or a copy of a fitted estimator (never live)
             trained = fitted.trained if fitted is not None else (None if live else estimator)
-            if trained is not None and not is_meta and len(site.args) + len(site.kwargs) == 1:
+            runnable = trained is not None and (not is_meta or dry_run.composite(trained))
+            if runnable and len(site.args) + len(site.kwargs) == 1:
                 failure, output = dry_run.use(trained, method, x)
                 if failure is not None:
                     return dry_run.raised(failure, estimator, method, site)

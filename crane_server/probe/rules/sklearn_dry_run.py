@@ -36,11 +36,44 @@ DRY_USE_METHODS = frozenset(
 _BOOSTING_MODULES = ("xgboost.sklearn", "lightgbm.sklearn")  # as in rules.sklearn
 
 
+# Composites run like one estimator when every part is scikit-learn's own (no searches:
+# their cross-validation loops multiply the cost).
+_COMPOSITES = {
+    "sklearn.pipeline": ("Pipeline", "FeatureUnion"),
+    "sklearn.compose._column_transformer": ("ColumnTransformer",),
+}
+
+
 def _own_estimator(estimator: Any) -> bool:
     module = type(estimator).__module__ or ""
     if module in _BOOSTING_MODULES:
         return True
     return module.startswith("sklearn.") and not module.startswith(_SLOW_PACKAGES)
+
+
+def composite(estimator: Any) -> bool:
+    """A Pipeline, FeatureUnion or ColumnTransformer whose parts are all scikit-learn's own."""
+    module = type(estimator).__module__ or ""
+    if type(estimator).__name__ not in _COMPOSITES.get(module, ()):
+        return False
+    try:
+        parts = [v for v in estimator.get_params(deep=True).values() if hasattr(v, "get_params")]
+    except Exception:
+        return False
+    return all(
+        v in ("drop", "passthrough")
+        or (
+            _own_estimator(v)
+            and (type(v).__module__ or "") not in _BOOSTING_MODULES
+            and (type(v).__name__ not in _SEARCHES)
+        )
+        for v in parts
+    )
+
+
+_SEARCHES = frozenset(
+    {"GridSearchCV", "RandomizedSearchCV", "HalvingGridSearchCV", "HalvingRandomSearchCV"}
+)
 
 
 def _safe_param(value: Any, depth: int = 0) -> bool:
@@ -115,11 +148,14 @@ def fit(estimator: Any, method: str, x: Any, y: Any) -> Tuple[Optional[BaseExcep
                 for k, v in own.items()
                 if k in _SHORTENED and type(v) is int
             }
+            if composite(clone):
+                changes.update(_shortened_parts(clone))
             boosting = (type(estimator).__module__ or "") in _BOOSTING_MODULES
             if "n_jobs" in own:
                 changes["n_jobs"] = 1 if boosting else None  # no worker processes or threads
-            if "verbose" in own:
-                changes["verbose"] = -1 if boosting else 0
+            if "verbose" in own and (boosting or own["verbose"]):
+                # of the parameter's own type (a Pipeline's `verbose` must be a bool)
+                changes["verbose"] = -1 if boosting else type(own["verbose"])(0)
             if "verbosity" in own:
                 changes["verbosity"] = 0
             if (type(estimator).__module__ or "") == "xgboost.sklearn":
@@ -141,6 +177,20 @@ def fit(estimator: Any, method: str, x: Any, y: Any) -> Tuple[Optional[BaseExcep
     except Exception as exc:
         return exc, None
     return None, clone
+
+
+def _shortened_parts(clone: Any) -> Dict[str, Any]:
+    """The nested parameters of a composite's parts, shortened and on one process."""
+    changes: Dict[str, Any] = {}
+    for key, value in clone.get_params(deep=True).items():
+        leaf = key.rsplit("__", 1)[-1]
+        if "__" not in key and leaf != "n_jobs":
+            continue
+        if leaf in _SHORTENED and type(value) is int:
+            changes[key] = min(value, _SHORTENED[leaf])
+        elif leaf == "n_jobs" and value is not None:
+            changes[key] = None
+    return changes
 
 
 def use(trained: Any, method: str, x: Any) -> Tuple[Optional[BaseException], Any]:
