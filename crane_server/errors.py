@@ -9,6 +9,7 @@
     |   +-- KernelDied         the kernel exited or restarted while we waited
     |   +-- KernelBusy         the shell is running user code; shell probes must wait
     +-- ProbeError             the kernel-side probe failed or answered something unreadable
+    |   +-- HelperError        a helper interpreter could not start, timed out or exited
     +-- LlmError               the model tier failed
         +-- LlmTimeout         the endpoint did not answer in time
         +-- LlmReplyInvalid    the model answered something that is not a verdict
@@ -53,6 +54,10 @@ class KernelBusy(KernelError):
 
 
 class ProbeError(CraneError):
+    pass
+
+
+class HelperError(ProbeError):
     pass
 
 

@@ -2,21 +2,29 @@
 
 from __future__ import annotations
 
+import logging
 import time
 
 import msgspec
 
 from crane_server.analysis.notebook_rules import annotate
 from crane_server.analysis.static_rules import check_cell_static
-from crane_server.errors import KernelBusy, ProbeError
+from crane_server.errors import HelperError, KernelBusy, ProbeError
+from crane_server.kernels.helper import HelperPool
 from crane_server.kernels.session import KernelSession
 from crane_server.protocol import CheckResult, Finding, NameInventory, RuntimeSnapshot
+from crane_server.protocol.handoff import Handoff
+
+log = logging.getLogger(__name__)
 
 __all__ = [
     "MAX_CELL_CHARS",
+    "CellPlace",
     "CheckOptions",
     "check_cell",
     "check_cell_static",
+    "probe_cell",
+    "refine_in_helper",
     "snapshot_for_cell",
     "too_long",
 ]
@@ -48,6 +56,17 @@ def too_long(source: str, limit: int = MAX_CELL_CHARS) -> CheckResult | None:
 class CheckOptions(msgspec.Struct, kw_only=True):
     timeout: float = 5.0
     static_fallback: bool = True
+    # A cell's first import of a library: the helper interpreter's walk (first imports
+    # included) may take this long before the kernel's own verdict is used alone.
+    helper_timeout: float = 20.0
+
+
+class CellPlace(msgspec.Struct, kw_only=True):
+    """Where the target cell sits: what notebook-order annotations are computed from."""
+
+    executed_cells: list[str] | None = None
+    notebook_cells: list[str] | None = None
+    target_index: int | None = None
 
 
 async def check_cell(
@@ -59,19 +78,51 @@ async def check_cell(
     target_index: int | None = None,
     options: CheckOptions | None = None,
     last_snapshot: RuntimeSnapshot | None = None,
+    helpers: HelperPool | None = None,
 ) -> CheckResult:
     """Rules findings for `source` against the kernel's live state.
 
     While the kernel runs a cell, falls back to the static checks over the control-channel
-    inventory (findings marked `based_on_last_snapshot`).
+    inventory (findings marked `based_on_last_snapshot`). With `helpers`, a cell that imports
+    a library the kernel has not loaded is walked again in a helper interpreter.
     """
+    options = options or CheckOptions()
+    place = CellPlace(
+        executed_cells=executed_cells, notebook_cells=notebook_cells, target_index=target_index
+    )
+    result, handoff = await probe_cell(
+        session,
+        source,
+        place=place,
+        options=options,
+        last_snapshot=last_snapshot,
+        handoff=helpers is not None,
+    )
+    if helpers is None or handoff is None:
+        return result
+    return await refine_in_helper(
+        result, handoff, helpers, source=source, place=place, timeout=options.helper_timeout
+    )
+
+
+async def probe_cell(
+    session: KernelSession,
+    source: str,
+    *,
+    place: CellPlace,
+    options: CheckOptions,
+    last_snapshot: RuntimeSnapshot | None = None,
+    handoff: bool = False,
+) -> tuple[CheckResult, Handoff | None]:
+    """The kernel's verdict, and the hand-off for a helper interpreter when the cell is the
+    first to import a library (only asked for with `handoff`, for a kernel on this machine)."""
     skipped = too_long(source)
     if skipped is not None:
-        return skipped
-    options = options or CheckOptions()
+        return skipped, None
     started = time.perf_counter()
     try:
-        reply = await session.run_probe("check", {"source": source}, timeout=options.timeout)
+        payload = {"source": source, "handoff": handoff and session.on_this_machine}
+        reply = await session.run_probe("check", payload, timeout=options.timeout)
     except KernelBusy:
         if not options.static_fallback:
             raise
@@ -80,26 +131,95 @@ async def check_cell(
         result.engine = "static"
         result.partial = True  # the kernel was busy: its live objects were not inspected
         result.timings["total_ms"] = (time.perf_counter() - started) * 1000.0
-        return result
+        return result, None
     if not isinstance(reply, dict) or not isinstance(reply.get("findings"), list):
         raise ProbeError("the checker answered without findings")
     try:
         findings = msgspec.convert(reply["findings"], list[Finding])
     except msgspec.ValidationError as exc:
         raise ProbeError(f"the checker's findings do not match the protocol: {exc}") from exc
-    annotate(findings, source, executed_cells, notebook_cells, target_index)
-    total = (time.perf_counter() - started) * 1000.0
-    timings = {"total_ms": total}
+    annotate(findings, source, place.executed_cells, place.notebook_cells, place.target_index)
+    timings = {"total_ms": (time.perf_counter() - started) * 1000.0}
     if isinstance(reply.get("check_ms"), (int, float)):
         timings["check_ms"] = float(reply["check_ms"])
     count = reply.get("execution_count")
-    return CheckResult(
+    result = CheckResult(
         crash=any(f.severity == "error" for f in findings),
         findings=findings,
         timings=timings,
         execution_count=count if isinstance(count, int) else None,
         budget_spent=reply.get("budget_spent") is True,
     )
+    return result, _handoff(reply.get("handoff"))
+
+
+def _handoff(raw: object) -> Handoff | None:
+    """The kernel's hand-off, checked against the protocol (a bad one is dropped)."""
+    if raw is None:
+        return None
+    try:
+        return msgspec.convert(raw, Handoff)
+    except msgspec.ValidationError as exc:
+        log.info("the kernel's hand-off does not match the protocol: %s", exc)
+        return None
+
+
+async def refine_in_helper(
+    result: CheckResult,
+    handoff: Handoff,
+    helpers: HelperPool,
+    *,
+    source: str,
+    place: CellPlace,
+    timeout: float,
+) -> CheckResult:
+    """The verdict with the helper interpreter's walk of the cell: whichever crash comes
+    first. The kernel's verdict stands alone when the helper cannot say in time."""
+    started = time.perf_counter()
+    helped = await _walk_in_helper(helpers, handoff, timeout)
+    timings = dict(result.timings)
+    timings["helper_ms"] = (time.perf_counter() - started) * 1000.0
+    timings["total_ms"] = timings.get("total_ms", 0.0) + timings["helper_ms"]
+    if helped is None:
+        return msgspec.structs.replace(result, timings=timings)
+    found, spent = helped
+    annotate(found, source, place.executed_cells, place.notebook_cells, place.target_index)
+    findings = _first_crash(result.findings, found)
+    return msgspec.structs.replace(
+        result,
+        findings=findings,
+        crash=any(f.severity == "error" for f in findings),
+        timings=timings,
+        budget_spent=result.budget_spent or spent,
+    )
+
+
+async def _walk_in_helper(
+    helpers: HelperPool, handoff: Handoff, timeout: float
+) -> tuple[list[Finding], bool] | None:
+    """The helper interpreter's findings for a handed-off cell, or None when it cannot say."""
+    try:
+        reply = await helpers.walk(handoff, timeout=timeout)
+        found = msgspec.convert(reply.get("findings"), list[Finding])
+    except (HelperError, msgspec.ValidationError) as exc:
+        log.debug("helper interpreter: %s", exc)
+        return None
+    return found, reply.get("budget_spent") is True
+
+
+def _first_crash(kernel: list[Finding], helper: list[Finding]) -> list[Finding]:
+    """The findings of whichever walk crashed first: the run stops at the first crash."""
+
+    def first(findings: list[Finding]) -> tuple[int, int] | None:
+        errors = [(f.line, f.column) for f in findings if f.severity == "error"]
+        return min(errors) if errors else None
+
+    mine, theirs = first(kernel), first(helper)
+    if theirs is None:
+        return kernel
+    if mine is None or theirs < mine:
+        return helper
+    return kernel
 
 
 async def snapshot_for_cell(

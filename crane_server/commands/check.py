@@ -23,6 +23,7 @@ from crane_server.commands.remote_options import (
 )
 from crane_server.commands.render import render_result
 from crane_server.errors import CraneError, DocumentError
+from crane_server.kernels.helper import HelperPool
 from crane_server.kernels.notebook_run import (
     cell_index,
     prepared_notebook,
@@ -72,6 +73,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="with --ahead: run the first N code cells for real (default: the import cells)",
     )
+    parser.add_argument(
+        "--no-helper",
+        action="store_true",
+        help=(
+            "do not start a helper interpreter for a cell that first imports a library "
+            "(such a cell is then judged without that library)"
+        ),
+    )
     add_server_arguments(parser)
     add_llm_arguments(parser)
 
@@ -103,8 +112,13 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def _check(args: argparse.Namespace) -> tuple[CheckResult, str]:
-    if args.connection_file or args.remote:
-        return await _check_attached(args)
+    async with HelperPool(enabled=not args.no_helper) as helpers:
+        if args.connection_file or args.remote:
+            return await _check_attached(args, helpers)
+        return await _check_notebook(args, helpers)
+
+
+async def _check_notebook(args: argparse.Namespace, helpers: HelperPool) -> tuple[CheckResult, str]:
     path = Path(args.target)
     async with prepared_notebook(path, cell_index(args.cell), timeout=args.timeout) as prepared:
         if prepared.failed is not None:
@@ -137,6 +151,7 @@ async def _check(args: argparse.Namespace) -> tuple[CheckResult, str]:
             executed_cells=prepared.executed_sources,
             notebook_cells=prepared.all_sources,
             target_index=prepared.target_index,
+            helpers=helpers,
         )
         result.cell = prepared.target_index + 1
         result.timings.update(prepared.timings)
@@ -146,7 +161,7 @@ async def _check(args: argparse.Namespace) -> tuple[CheckResult, str]:
         return result, prepared.target_source
 
 
-async def _check_attached(args: argparse.Namespace) -> tuple[CheckResult, str]:
+async def _check_attached(args: argparse.Namespace, helpers: HelperPool) -> tuple[CheckResult, str]:
     source, index, cells = _read_target(args)
     # A kernel answers in milliseconds; --timeout only shortens the wait for a dead one.
     if args.remote:
@@ -154,7 +169,9 @@ async def _check_attached(args: argparse.Namespace) -> tuple[CheckResult, str]:
     else:
         session = await KernelSession.attach(args.connection_file, timeout=min(5.0, args.timeout))
     try:
-        result = await check_cell(session, source, notebook_cells=cells, target_index=index)
+        result = await check_cell(
+            session, source, notebook_cells=cells, target_index=index, helpers=helpers
+        )
         result.cell = None if index is None else index + 1
         executed = cells[:index] if cells and index is not None else []
         return await _maybe_llm(args, result, session, source, executed), source

@@ -64,6 +64,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--retry-errors", action="store_true", help="re-run rows that failed")
     parser.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     parser.add_argument(
+        "--no-helper",
+        action="store_true",
+        help="judge a cell that first imports a library without a helper interpreter",
+    )
+    parser.add_argument(
         "--report-only", action="store_true", help="rebuild the report from results.jsonl"
     )
 
@@ -98,6 +103,7 @@ def plan_from_args(args: argparse.Namespace) -> Plan:
         timeout=args.timeout,
         judge_model=args.judge_model,
         retry_errors=args.retry_errors,
+        helper=not args.no_helper,
         prices=parse_prices(args.price, args.price_in, args.price_out),
     )
 

@@ -13,6 +13,7 @@ from crane_server.protocol.eval import ResultRow
 from crane_server.protocol.llm import LlmOutcome
 
 if TYPE_CHECKING:
+    from crane_server.kernels.helper import HelperPool
     from crane_server.kernels.notebook_run import PreparedCell
     from crane_server.llm.client import LlmClient
     from crane_server.settings import LlmSettings
@@ -74,7 +75,9 @@ def row_from_check(row: ResultRow, result: CheckResult, latency_ms: float) -> Re
     return row
 
 
-async def run_rules(prepared: PreparedCell, case: Case, variant: str, job: Job) -> ResultRow:
+async def run_rules(
+    prepared: PreparedCell, case: Case, variant: str, job: Job, helpers: HelperPool | None = None
+) -> ResultRow:
     """The rules tier on the prepared kernel (read-only: the state stays for the next job)."""
     from crane_server.analysis.engine import check_cell
 
@@ -85,6 +88,7 @@ async def run_rules(prepared: PreparedCell, case: Case, variant: str, job: Job) 
         executed_cells=prepared.executed_sources,
         notebook_cells=prepared.all_sources,
         target_index=prepared.target_index,
+        helpers=helpers,
     )
     latency_ms = (time.perf_counter() - started) * 1000
     return row_from_check(base_row(case, variant, job), result, latency_ms)

@@ -39,6 +39,8 @@ class Plan:
     timeout: float = 60.0
     judge_model: str | None = None
     retry_errors: bool = False
+    # a helper interpreter for target cells that first import a library (as the product does)
+    helper: bool = True
     prices: dict[str, tuple[float, float]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:

@@ -28,6 +28,7 @@ from crane_server.eval.store import ResultStore, RowKey
 from crane_server.protocol.eval import ResultRow
 
 if TYPE_CHECKING:
+    from crane_server.kernels.helper import HelperPool
     from crane_server.kernels.notebook_run import PreparedCell
 
 log = logging.getLogger(__name__)
@@ -50,6 +51,7 @@ class Runner:
     llm_binding: Callable[[str], LlmBinding] | None = None
     judge: Judge | None = None
     progress: ProgressBar | None = None
+    helpers: HelperPool | None = None
 
     def pending(self, case: Case, variant: str) -> list[Job]:
         return [
@@ -133,7 +135,7 @@ class Runner:
     ) -> ResultRow:
         try:
             if job.engine == "rules":
-                coro = run_rules(prepared, case, variant, job)
+                coro = run_rules(prepared, case, variant, job, self.helpers)
             else:
                 if self.llm_binding is None:
                     raise CraneError("the LLM tier is not configured")

@@ -17,6 +17,7 @@ from crane_server.eval.progress import ProgressBar
 from crane_server.eval.report import render_markdown, render_summary
 from crane_server.eval.runner import Runner
 from crane_server.eval.store import ResultStore
+from crane_server.kernels.helper import HelperPool
 
 RESULTS_FILE = "results.jsonl"
 REPORT_FILE = "report.md"
@@ -103,9 +104,14 @@ async def evaluate(
     cases = load_cases(dataset, out, junobench=junobench, split=split)
     store = ResultStore(out / RESULTS_FILE)
     if not report_only:
-        async with _llm_bindings(plan) as (default_model, binding_for), _judge(plan) as judge:
+        async with (
+            _llm_bindings(plan) as (default_model, binding_for),
+            _judge(plan) as judge,
+            HelperPool(enabled=plan.helper) as helpers,
+        ):
             jobs = plan.job_list(default_model)
             runner = Runner(plan, store, jobs, llm_binding=binding_for, judge=judge)
+            runner.helpers = helpers
             runner.progress = ProgressBar(runner.count_pending(cases))
             try:
                 await runner.run(cases)

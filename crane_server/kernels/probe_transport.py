@@ -90,6 +90,11 @@ def probe_version() -> str:
     return digest.hexdigest()[:16]
 
 
+def bootstrap_source() -> str:
+    """The installer code (run with KEY, VERSION and SOURCES defined): also for helpers."""
+    return _BOOTSTRAP
+
+
 @lru_cache(maxsize=1)
 def _install_call() -> str:
     env = {"KEY": PROBE_KEY, "VERSION": probe_version(), "SOURCES": probe_sources()}

@@ -115,6 +115,11 @@ class KernelSession:
         self._closed = False
 
     @property
+    def on_this_machine(self) -> bool:
+        """Is the kernel a process on this machine (its interpreter can be started here)?"""
+        return self._local
+
+    @property
     def state(self) -> str:
         """One of idle, busy, dead, unknown: as last seen on IOPub and by the heartbeat."""
         return self._activity.state

@@ -13,16 +13,21 @@ import msgspec
 
 from crane_server.analysis.engine import (
     MAX_CELL_CHARS,
+    CellPlace,
     CheckOptions,
     check_cell,
     check_cell_static,
+    probe_cell,
+    refine_in_helper,
     too_long,
 )
 from crane_server.analysis.lookahead import followable, join_cells, results_by_cell
 from crane_server.documents import Cell, CellDocument
 from crane_server.errors import CraneError, KernelBusy
+from crane_server.kernels.helper import HelperPool
 from crane_server.kernels.session import KernelSession
 from crane_server.protocol import CheckResult, Finding, NameInventory
+from crane_server.protocol.handoff import Handoff
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +53,9 @@ class DocumentVerdict:
     # Lookahead Errors of one walk (by the joined source of the pending cells), per cell's
     # place in that walk.
     ahead: dict[str, dict[int, list[Finding]]] = field(default_factory=dict)
+    # Cells that first import a library: (position among the checked cells, the kernel's
+    # hand-off), walked again by a helper interpreter after the first publish.
+    handoffs: dict[int, tuple[int, Handoff]] = field(default_factory=dict)
 
     def reusable(self, execution_count: int | None) -> dict[str, CheckResult]:
         """Results still valid for a kernel at `execution_count` (same state, same text)."""
@@ -70,13 +78,15 @@ async def check_document(
     previous_verdict: DocumentVerdict | None = None,
     first: Callable[[Cell], bool] | None = None,
     on_partial: Callable[[DocumentVerdict], None] | None = None,
+    handoff: bool = False,
 ) -> DocumentVerdict:
     """Check every code cell; a busy kernel gets the static check from its inventory.
 
     Cells whose text was already judged against the same kernel state (same execution
     count) reuse that result, so an edit costs one probe, not one per cell; identical cells
     are checked once. With `first`, the cells it selects are checked and handed to
-    `on_partial` before the others.
+    `on_partial` before the others. With `handoff`, cells that first import a library keep
+    the kernel's hand-off in `verdict.handoffs` (see `refine_in_helpers`).
     """
     started = time.perf_counter()
     verdict = DocumentVerdict(version=document.version, execution_count=session.execution_count)
@@ -104,17 +114,16 @@ async def check_document(
                         cell.text, inventory, None, session.pending_code
                     )
                     return static
-                return await asyncio.wait_for(
-                    check_cell(
-                        session,
-                        cell.text,
-                        executed_cells=executed,
-                        notebook_cells=sources,
-                        target_index=position,
-                        options=options,
-                    ),
+                place = CellPlace(
+                    executed_cells=executed, notebook_cells=sources, target_index=position
+                )
+                result, request = await asyncio.wait_for(
+                    probe_cell(session, cell.text, place=place, options=options, handoff=handoff),
                     timeout + 1,
                 )
+                if request is not None:
+                    verdict.handoffs[cell.index] = (position, request)
+                return result
             except KernelBusy:
                 verdict.static = True
                 return None
@@ -149,6 +158,32 @@ async def check_document(
     verdict.static = verdict.static or busy
     verdict.elapsed_ms = (time.perf_counter() - started) * 1000.0
     return verdict
+
+
+async def refine_in_helpers(
+    document: CellDocument,
+    verdict: DocumentVerdict,
+    helpers: HelperPool,
+    timeout: float,
+) -> bool:
+    """Walk the cells that first import a library again in a helper interpreter (one at a
+    time, outside the kernel's probe slot); True when a result changed."""
+    cells = {cell.index: cell for cell in document.checked_cells}
+    sources = [cell.text for cell in document.checked_cells]
+    executed = [cell.text for cell in document.checked_cells if cell.executed_unchanged]
+    changed = False
+    for index, (position, request) in list(verdict.handoffs.items()):
+        cell, before = cells.get(index), verdict.results.get(index)
+        if cell is None or before is None:
+            continue
+        place = CellPlace(executed_cells=executed, notebook_cells=sources, target_index=position)
+        after = await refine_in_helper(
+            before, request, helpers, source=cell.text, place=place, timeout=timeout
+        )
+        verdict.handoffs.pop(index, None)
+        verdict.results[index] = verdict.by_text[cell.text] = after
+        changed = changed or after.findings != before.findings
+    return changed
 
 
 def oversized(document: CellDocument, limit: int = MAX_DOCUMENT_CHARS) -> DocumentVerdict | None:
@@ -201,6 +236,7 @@ async def look_ahead(
     verdict: DocumentVerdict,
     timeout: float,
     previous: DocumentVerdict | None = None,
+    helpers: HelperPool | None = None,
 ) -> bool:
     """Add the crashes Run All would reach: walk the pending cells in order, once, never
     running them, and give each pending cell below the first that has no Error of its own
@@ -217,10 +253,11 @@ async def look_ahead(
         return False
     errors = known.get(joined.source)
     if errors is None:
-        options = CheckOptions(timeout=timeout, static_fallback=False)
+        options = CheckOptions(timeout=timeout, static_fallback=False, helper_timeout=timeout)
         try:
             checked = await asyncio.wait_for(
-                check_cell(session, joined.source, options=options), timeout + 1
+                check_cell(session, joined.source, options=options, helpers=helpers),
+                2 * timeout + 1,
             )
         except (CraneError, TimeoutError) as exc:
             log.info("lookahead of %s failed: %r", document.uri, exc)

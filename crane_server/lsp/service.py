@@ -22,6 +22,7 @@ from crane_server.kernels.events import (
     KernelRestarted,
     StateChanged,
 )
+from crane_server.kernels.helper import HelperPool
 from crane_server.kernels.remote_server import ServerEndpoint
 from crane_server.kernels.remote_sessions import configured_servers
 from crane_server.kernels.session import KernelSession
@@ -31,6 +32,7 @@ from crane_server.lsp.checks import (
     check_document,
     look_ahead,
     oversized,
+    refine_in_helpers,
     touched_by,
 )
 from crane_server.lsp.diagnostics import to_diagnostic
@@ -39,6 +41,9 @@ from crane_server.lsp.tasks import TaskOwner
 from crane_server.protocol.lsp import AttachKernelArgs, KernelStatus, ServerSettings
 
 log = logging.getLogger(__name__)
+
+# A first import in the helper (scikit-learn, statsmodels) takes a few seconds at most.
+HELPER_TIMEOUT_S = 20.0
 
 KERNEL_STATUS = "crane/kernelStatus"
 MAX_RETRIES = 3
@@ -78,6 +83,7 @@ class CraneService:
         self.auto_llm: Callable[[OpenDocument, Cell], Coroutine[Any, Any, None]] | None = None
         self._warned: set[str] = set()
         self._explicit: dict[str, AttachKernelArgs] = {}
+        self.helpers = HelperPool()
 
     # -- documents -------------------------------------------------------------------------
 
@@ -305,6 +311,7 @@ class CraneService:
                 previous_verdict=previous,
                 first=touched_by(executed_code) if executed_code else None,
                 on_partial=publish_partial,
+                handoff=self.settings.helper_interpreter,
             )
         except (CraneError, TimeoutError) as exc:
             log.info("checking %s failed: %r", uri, exc)
@@ -314,11 +321,24 @@ class CraneService:
         owner.last_verdict = verdict
         owner.rules = self._rule_diagnostics(document, verdict)
         self._publish(owner)
+        # Cells that first import a library, walked again by a helper interpreter.
+        if (
+            verdict.handoffs
+            and await refine_in_helpers(document, verdict, self.helpers, HELPER_TIMEOUT_S)
+            and current(verdict)
+        ):
+            owner.rules = self._rule_diagnostics(document, verdict)
+            self._publish(owner)
         # Then what Run All would reach: crashes of pending cells caused by pending cells above.
         if (
             not verdict.static
             and await look_ahead(
-                session, document, verdict, self.settings.check_timeout_s, previous
+                session,
+                document,
+                verdict,
+                self.settings.check_timeout_s,
+                previous,
+                self.helpers if self.settings.helper_interpreter else None,
             )
             and current(verdict)
         ):
@@ -438,6 +458,7 @@ class CraneService:
     async def close_all(self) -> None:
         await self.tasks.close()
         await self.registry.close()
+        await self.helpers.close()
 
     def describe(self) -> dict[str, Any]:
         """A small view of the state, for logs."""

@@ -9,7 +9,7 @@ import time
 import warnings
 from typing import Any, Callable, Dict
 
-from .interpreter import checker
+from .interpreter import checker, handoff
 from .jsonsafe import JsonResult
 from .snapshot import summarise
 
@@ -124,6 +124,34 @@ def _cwd() -> Any:
         return os.getcwd()
     except OSError:
         return None
+
+
+def helper_walk(request: Dict[str, Any]) -> Dict[str, Any]:
+    """In a helper interpreter (never a kernel): walk a cell the kernel handed off.
+
+    The helper imports freely and keeps what it imported for the next cell; its random
+    state, warnings and folder are its own, put back after the walk all the same.
+    """
+    started = time.perf_counter()
+    state = GlobalState()
+    try:
+        imported = handoff.prepare_helper(request)
+        namespace, tracked = handoff.namespace_of(request)
+        with handoff.SettingsScope(request.get("settings") or {}):
+            findings, errors, spent = checker.walk_prepared(
+                str(request.get("code", "")), int(request.get("offset") or 0), namespace, tracked
+            )
+    except Exception as exc:
+        return {"error": "%s: %s" % (type(exc).__name__, exc)}
+    finally:
+        state.restore()
+    return {
+        "findings": findings,
+        "rule_errors": errors[:20],
+        "budget_spent": spent,
+        "imported": imported,
+        "check_ms": (time.perf_counter() - started) * 1000.0,
+    }
 
 
 def dispatch(op: str, payload_json: str) -> JsonResult:

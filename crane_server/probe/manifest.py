@@ -36,6 +36,7 @@ SHIPPED_MODULES = (
     "rules.boosting",
     # the abstract interpreter
     "interpreter.calls",
+    "interpreter.handoff",
     "interpreter.checker",
     "entry",
 )

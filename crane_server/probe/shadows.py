@@ -13,7 +13,7 @@ import re
 import types
 from typing import Any, Dict, List, Optional, Tuple
 
-from .values import SAMPLE_ROWS, UNKNOWN, Val, is_library_type, is_plain_data, loaded
+from .values import SAMPLE_ROWS, UNKNOWN, Opaque, Val, is_library_type, is_plain_data, loaded
 
 # A copied sample holds at most this many elements (a few MB, well under a millisecond).
 MAX_SAMPLE_ELEMENTS = 1_000_000
@@ -422,6 +422,8 @@ def shadow_limit_message(message: str) -> bool:
 
 def from_namespace(obj: Any) -> Any:
     """The tracked form of a namespace object: its shadow, or the object itself, marked live."""
+    if isinstance(obj, Opaque):
+        return UNKNOWN
     if is_lazy_module(obj):
         # Lazy loaders import on first attribute access: judged only once the user loaded it.
         return Val(obj, origin="namespace") if lazy_module_loaded(obj) else UNKNOWN

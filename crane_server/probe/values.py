@@ -72,6 +72,16 @@ class Unknown:
 UNKNOWN = Unknown()
 
 
+class Opaque:
+    """A name that exists in the kernel but whose value was not handed to the helper."""
+
+    def __repr__(self) -> str:
+        return "OPAQUE"
+
+
+OPAQUE = Opaque()
+
+
 class Val:
     """A tracked value: the object itself, or a head sample of it (`sampled`, true `rows`)."""
 

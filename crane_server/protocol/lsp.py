@@ -126,3 +126,6 @@ class ServerSettings(msgspec.Struct, kw_only=True, rename="camel"):
         default_factory=list
     )
     server_timeout_s: TimeoutS = 5.0
+    # A cell that first imports a library is walked again in a helper interpreter started
+    # with the kernel's Python (kernels on this machine only); false: judged without it.
+    helper_interpreter: bool = True

@@ -11,6 +11,7 @@ import msgspec
 from crane_server.protocol import CheckResult, NameInventory, RuntimeSnapshot, Verdict
 from crane_server.protocol.check import AheadReport
 from crane_server.protocol.eval import ResultRow
+from crane_server.protocol.handoff import Handoff
 from crane_server.protocol.jupyter_sessions import SessionMap
 from crane_server.protocol.kernels import ConnectionFile, KernelRecord
 from crane_server.protocol.llm import LlmOutcome
@@ -31,6 +32,7 @@ SCHEMAS: dict[str, Any] = {
     "jupyter-session-map": SessionMap,
     "kernel-records": list[KernelRecord],
     "kernel-connection-file": ConnectionFile,
+    "helper-handoff": Handoff,
 }
 
 PROTOCOL_DIR = Path(__file__).resolve().parents[2] / "protocol"

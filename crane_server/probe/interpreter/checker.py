@@ -34,6 +34,7 @@ from ..values import (
     UNKNOWN,
     BoundMethod,
     LibraryRef,
+    Opaque,
     UserFunction,
     Val,
     as_dict,
@@ -128,7 +129,12 @@ class Checker:
     """One walk over one cell."""
 
     def __init__(
-        self, tree: ast.Module, lines: List[str], namespace: Dict[str, Any], line_offset: int = 0
+        self,
+        tree: ast.Module,
+        lines: List[str],
+        namespace: Dict[str, Any],
+        line_offset: int = 0,
+        tracked: Optional[Dict[int, Any]] = None,
     ):
         self.tree = tree
         self.lines = lines
@@ -161,7 +167,11 @@ class Checker:
         self.loop_depth = 0
         self.rule_errors: List[str] = []
         self.loop_bound: List[Set[str]] = []  # names bound inside each enclosing loop
-        self.wrapped: Dict[int, Any] = {}  # id of a namespace object -> its tracked form
+        # id of a namespace object -> its tracked form (seeded by a hand-off's shadows)
+        self.wrapped: Dict[int, Any] = dict(tracked or {})
+        # Library modules the cell imports that the kernel has not loaded (see handoff.py).
+        self.unloaded: List[Tuple[str, int]] = []
+        self.code = ""  # the transformed source walked
         # Set on child checkers that walk a user function's body.
         self.depth = 0
         self.parent: Optional["Checker"] = None
@@ -313,7 +323,7 @@ class Checker:
             root = root.parent
         key = id(value)
         if key not in root.wrapped:
-            opaque = gate.lookup_runs_user_code(value)
+            opaque = isinstance(value, Opaque) or gate.lookup_runs_user_code(value)
             root.wrapped[key] = UNKNOWN if opaque else from_namespace(value)
         return root.wrapped[key]
 
@@ -458,7 +468,9 @@ class Checker:
 
     def stmt_Import(self, stmt: ast.Import) -> None:
         for alias in stmt.names:
-            self.outcome(rules_python.import_module(alias.name, stmt), stmt)
+            self.outcome(
+                rules_python.import_module(alias.name, stmt, not self.files_unreliable), stmt
+            )
             top = alias.name.split(".")[0]
             bound = alias.asname or top
             qualname = alias.name if alias.asname else top
@@ -466,6 +478,7 @@ class Checker:
             if module is not None:
                 self.bind(bound, Val(module, origin="import"))
             else:
+                self.note_unloaded(alias.name, stmt)
                 self.bind(
                     bound,
                     Val(LibraryRef(qualname)) if rules_python.installed(qualname) else UNKNOWN,
@@ -475,20 +488,29 @@ class Checker:
         if stmt.level or not stmt.module:
             self.forget({(a.asname or a.name) for a in stmt.names})
             return
-        self.outcome(rules_python.import_module(stmt.module, stmt), stmt)
+        self.outcome(rules_python.import_module(stmt.module, stmt, not self.files_unreliable), stmt)
         module = sys.modules.get(stmt.module)
         for alias in stmt.names:
             if alias.name == "*":
                 self.names_unreliable = True
                 continue
             value: Any = UNKNOWN
+            if module is None:
+                self.note_unloaded(stmt.module, stmt)
             if module is None and rules_python.installed(stmt.module):
                 value = Val(LibraryRef(stmt.module + "." + alias.name))
             if module is not None:
-                answer = rules_python.import_name(module, stmt.module, alias.name, stmt)
+                answer = rules_python.import_name(
+                    module, stmt.module, alias.name, stmt, not self.files_unreliable
+                )
                 got = self.outcome(answer, stmt)
                 value = got if got is not None else UNKNOWN
             self.bind(alias.asname or alias.name, value)
+
+    def note_unloaded(self, module: str, stmt: ast.stmt) -> None:
+        """Remember an import the kernel cannot follow: a helper interpreter may."""
+        if self.parent is None and rules_python.installed(module):
+            self.unloaded.append((module, stmt.lineno + self.line_offset))
 
     def stmt_FunctionDef(self, stmt: ast.FunctionDef) -> None:
         user = _user_function_from_ast(stmt)
@@ -1423,33 +1445,75 @@ def walk_cell(
     source: str, namespace: Optional[Dict[str, Any]] = None
 ) -> Tuple[List[Dict[str, Any]], List[str], bool]:
     """Findings, rule errors, and whether the walk stopped because its budget was spent."""
+    _, findings, errors, spent = _walk(source, namespace)
+    return findings, errors, spent
+
+
+def _walk(
+    source: str, namespace: Optional[Dict[str, Any]] = None
+) -> Tuple[Optional[Checker], List[Dict[str, Any]], List[str], bool]:
     if namespace is None:
         namespace = _user_namespace()
     code, offset = prepare_source(source)
+    return _walk_code(code, offset, namespace, None)
+
+
+def walk_prepared(
+    code: str, offset: int, namespace: Dict[str, Any], tracked: Dict[int, Any]
+) -> Tuple[List[Dict[str, Any]], List[str], bool]:
+    """Walk already transformed code over a namespace whose tracked forms are given (helper)."""
+    _, findings, errors, spent = _walk_code(code, offset, namespace, tracked)
+    return findings, errors, spent
+
+
+def _walk_code(
+    code: str, offset: int, namespace: Dict[str, Any], tracked: Optional[Dict[int, Any]]
+) -> Tuple[Optional[Checker], List[Dict[str, Any]], List[str], bool]:
     if not code.strip():
-        return [], [], False
+        return None, [], [], False
     try:
         tree = ast.parse(code)
     except SyntaxError as exc:
-        return [rules_python.syntax_error(exc, offset)], [], False
-    checker = Checker(tree, code.splitlines(), namespace, offset)
+        return None, [rules_python.syntax_error(exc, offset)], [], False
+    checker = Checker(tree, code.splitlines(), namespace, offset, tracked)
+    checker.code = code
     with quiet():
         try:
             checker.run()
         except Exception as exc:  # a defect of the walker itself: judge nothing
             checker.rule_errors.append("checker: %s: %s" % (type(exc).__name__, exc))
-            return [], checker.rule_errors, False
-    return checker.findings, checker.rule_errors, checker.budget_spent[0]
+            return None, [], checker.rule_errors, False
+    return checker, checker.findings, checker.rule_errors, checker.budget_spent[0]
 
 
 def check_request(payload: Dict[str, Any]) -> Dict[str, Any]:
-    """payload: {"source": cell text} -> {"findings": [...]}."""
+    """payload: {"source": cell text, "handoff": bool} -> {"findings": [...], "handoff"?}.
+
+    With `handoff` set (the daemon can start a helper interpreter) and a cell that imports a
+    library the kernel has not loaded before its first finding, the reply carries what a
+    helper needs to walk the cell again with that library imported (see handoff.py).
+    """
     source = payload.get("source", "")
     started = time.perf_counter()
-    findings, errors, budget_spent = walk_cell(source)
-    return {
+    checker, findings, errors, budget_spent = _walk(source)
+    reply: Dict[str, Any] = {
         "findings": findings,
         "rule_errors": errors[:20],
         "budget_spent": budget_spent,
-        "check_ms": (time.perf_counter() - started) * 1000.0,
     }
+    if payload.get("handoff") and checker is not None and checker.unloaded:
+        first_line = min(line for _, line in checker.unloaded)
+        if not findings or findings[0].get("line", 0) >= first_line:
+            from . import handoff
+
+            try:
+                request = handoff.build(
+                    checker, checker.code, checker.line_offset, [m for m, _ in checker.unloaded]
+                )
+            except Exception as exc:
+                errors.append("handoff: %s: %s" % (type(exc).__name__, exc))
+                request = None
+            if request is not None:
+                reply["handoff"] = request
+    reply["check_ms"] = (time.perf_counter() - started) * 1000.0
+    return reply

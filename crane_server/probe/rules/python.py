@@ -120,7 +120,8 @@ def _spec_exists(name: str) -> Optional[bool]:
         if top in sys.modules:
             return None
         try:
-            return importlib.util.find_spec(top) is not None or None
+            # no top-level package: the submodule cannot exist either
+            return None if importlib.util.find_spec(top) is not None else False
         except (ImportError, ValueError):
             return None
     try:
@@ -134,8 +135,13 @@ def installed(name: str) -> bool:
     return _spec_exists(name.split(".")[0]) is True
 
 
-def import_module(name: str, node: ast.AST) -> Optional[Raise]:
-    if name in sys.modules:
+def import_module(name: str, node: ast.AST, files_known: bool = True) -> Optional[Raise]:
+    """ModuleNotFoundError for a module that is not installed.
+
+    Not when something earlier in the cell may have installed it or changed where imports
+    look (`!pip install`, `sys.path.append`, `os.chdir`, a file written): `files_known` False.
+    """
+    if name in sys.modules or not files_known:
         return None
     exists = _spec_exists(name)
     if exists is False:
@@ -154,14 +160,16 @@ def import_module(name: str, node: ast.AST) -> Optional[Raise]:
     return None
 
 
-def import_name(module: Any, module_name: str, name: str, node: ast.AST) -> Any:
+def import_name(
+    module: Any, module_name: str, name: str, node: ast.AST, files_known: bool = True
+) -> Any:
     namespace = as_dict(module)
     if name in namespace:
         return Result(from_namespace(namespace[name]))
     submodule = module_name + "." + name
     if submodule in sys.modules:
         return Result(Val(sys.modules[submodule]))
-    if _spec_exists(submodule) is not False or "__getattr__" in namespace:
+    if not files_known or _spec_exists(submodule) is not False or "__getattr__" in namespace:
         return Result(UNKNOWN)
     where = getattr(module, "__file__", None) or "unknown location"
     return Raise(
