@@ -75,7 +75,30 @@ def shadow(obj: Any) -> Any:
     base = loaded("sklearn.base")
     if base is not None and isinstance(obj, base.BaseEstimator):
         return _estimator(base, obj)
+    rnd = loaded("numpy.random")
+    if rnd is not None and (type(obj) is rnd.Generator or type(obj) is rnd.RandomState):
+        return _generator(obj)
     return NOT_SHADOWED
+
+
+def _generator(obj: Any) -> Any:
+    """A numpy Generator or RandomState with the same state (its draws are the run's own)."""
+    import copy
+
+    if not is_library_type(type(obj)) or not is_library_type(type(_bit_generator(obj))):
+        return None
+    try:
+        return Shadow(copy.deepcopy(obj))
+    except Exception:
+        return None
+
+
+def _bit_generator(obj: Any) -> Any:
+    return (
+        obj.bit_generator
+        if hasattr(type(obj), "bit_generator")
+        else getattr(obj, "_bit_generator", None)
+    )
 
 
 def _plain_objects(np: Any, array: Any) -> bool:
@@ -422,7 +445,7 @@ def shadow_limit_message(message: str) -> bool:
 
 def from_namespace(obj: Any) -> Any:
     """The tracked form of a namespace object: its shadow, or the object itself, marked live."""
-    if isinstance(obj, Opaque):
+    if type(obj) is Opaque:  # type(), never isinstance (it reads a user `__class__`)
         return UNKNOWN
     if is_lazy_module(obj):
         # Lazy loaders import on first attribute access: judged only once the user loaded it.

@@ -1793,3 +1793,231 @@ CASES += [
         None,
     ),
 ]
+
+# Round 20: mechanisms from the field corpus's tuning split, each with a near miss.
+TRAINING = (
+    TORCH
+    + """
+class Net(nn.Module):
+    def __init__(self, width=10):
+        super().__init__()
+        self.fc = nn.Linear(width, 3)
+
+    def forward(self, *parts):
+        return self.fc(torch.cat(parts, dim=0))
+
+net = Net()
+wide_net = Net(20)
+labels = torch.tensor([0, 1, 2, 0])
+loss_fn = nn.CrossEntropyLoss()
+rnn = nn.GRU(10, 6, batch_first=True)
+lstm = nn.LSTM(10, 6, batch_first=True)
+steps = torch.ones(4, 7, 10)
+state = torch.zeros(1, 4, 6)
+"""
+)
+CASES += [
+    RuleCase(
+        "optimizer-over-parameters-keeps-the-model",
+        TRAINING,
+        "opt = torch.optim.SGD(wide_net.parameters(), lr=0.1)\nwide_net.train()\nout = wide_net(batch)",
+        "torch-shape-mismatch",
+        "RuntimeError",
+        3,
+    ),
+    RuleCase(
+        "optimizer-over-parameters-fits",
+        TRAINING,
+        "opt = torch.optim.SGD(net.parameters(), lr=0.1)\nnet.train()\nout = net(batch)\nout.shape",
+        None,
+    ),
+    RuleCase(
+        "varargs-forward-concatenates-on-batch",
+        TRAINING,
+        "out = net(batch, batch)\nloss = loss_fn(out, labels)",
+        "torch-loss-input",
+        "ValueError",
+        2,
+    ),
+    RuleCase(
+        "varargs-forward-one-part",
+        TRAINING,
+        "out = net(batch)\nloss = loss_fn(out, labels)",
+        None,
+    ),
+    RuleCase(
+        "gru-output-into-a-narrow-layer",
+        TRAINING,
+        "out, h = rnn(steps)\nlayer(out)",
+        "torch-shape-mismatch",
+        "RuntimeError",
+        2,
+    ),
+    RuleCase(
+        "gru-output-into-a-matching-layer",
+        TRAINING,
+        "out, h = rnn(steps)\nnn.Linear(6, 2)(out).shape",
+        None,
+    ),
+    RuleCase(
+        "lstm-state-of-the-wrong-size",
+        TRAINING,
+        "out, (h, c) = lstm(steps, (torch.zeros(1, 4, 5), torch.zeros(1, 4, 5)))",
+        "torch-shape-mismatch",
+        "RuntimeError",
+    ),
+    RuleCase(
+        "lstm-state-of-the-right-size",
+        TRAINING,
+        "out, (h, c) = lstm(steps, (state, state))\nout.shape",
+        None,
+    ),
+    RuleCase(
+        "tensor-item-assignment-then-mm",
+        TRAINING,
+        "a = torch.zeros(1, 2)\na[0, 1] = 3\ntorch.mm(a, batch)",
+        "torch-runtime-error",
+        "RuntimeError",
+        3,
+    ),
+    RuleCase(
+        "tensor-item-assignment-out-of-range",
+        TRAINING,
+        "a = torch.zeros(3)\na[5] = 1",
+        "torch-index-error",
+        "IndexError",
+        2,
+    ),
+    RuleCase(
+        "tensor-item-assignment-fits",
+        TRAINING,
+        "a = torch.zeros(4, 10)\na[0, 1] = 3\ntorch.mm(a, batch.T).shape",
+        None,
+    ),
+]
+GRAD_PLOT = (
+    TORCH
+    + """
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+history = [(weights * i).sum() for i in range(5)]
+numbers = [float(h.item()) for h in history]
+"""
+)
+CASES += [
+    RuleCase(
+        "plot-loss-tensors-that-require-grad",
+        GRAD_PLOT,
+        "plt.figure()\nplt.plot(range(len(history)), history)",
+        "matplotlib-tensor-requires-grad",
+        "RuntimeError",
+        2,
+    ),
+    RuleCase(
+        "axes-plot-of-a-grad-tensor",
+        GRAD_PLOT,
+        "fig, ax = plt.subplots()\nax.plot(weights * 2)",
+        "matplotlib-tensor-requires-grad",
+        "RuntimeError",
+        2,
+    ),
+    RuleCase("plot-loss-numbers", GRAD_PLOT, "plt.figure()\nplt.plot(numbers)", None),
+    RuleCase("plot-detached-tensor", GRAD_PLOT, "plt.figure()\nplt.plot(weights.detach())", None),
+]
+SEEDED = (
+    FRAME
+    + """
+rng = np.random.default_rng(3)
+signal = np.linspace(0, 1, 100)
+"""
+)
+CASES += [
+    RuleCase(
+        "seeded-choice-without-replacement-too-large",
+        SEEDED,
+        "picks = rng.choice(5, 10, replace=False)",
+        "numpy-random-error",
+        "ValueError",
+    ),
+    RuleCase("seeded-choice-with-replacement", SEEDED, "picks = rng.choice(5, 10)", None),
+    RuleCase(
+        "fresh-seeded-draws-of-the-wrong-shape",
+        SEEDED,
+        "g = np.random.default_rng(0)\nw = g.normal(size=(3, 4))\nx = g.normal(size=(3, 4))\nw @ x",
+        "numpy-value-error",
+        "ValueError",
+        4,
+    ),
+    RuleCase(
+        "fresh-seeded-draws-of-the-right-shape",
+        SEEDED,
+        "g = np.random.default_rng(0)\nw = g.normal(size=(3, 4))\nx = g.normal(size=(4, 2))\n(w @ x).shape",
+        None,
+    ),
+    RuleCase(
+        "seeded-windows-stacked-and-indexed",
+        SEEDED,
+        "starts = np.random.RandomState(1).randint(0, 80, 4)\n"
+        "w = np.stack([signal[s:s + 20] for s in starts])\nw[:, 20]",
+        "numpy-index-out-of-range",
+        "IndexError",
+        3,
+    ),
+    RuleCase(
+        "seeded-windows-indexed-in-range",
+        SEEDED,
+        "starts = np.random.RandomState(1).randint(0, 80, 4)\n"
+        "w = np.stack([signal[s:s + 20] for s in starts])\nw[:, 19]",
+        None,
+    ),
+]
+STATS = (
+    FRAME
+    + """
+import statsmodels.api as sm
+from statsmodels.tsa.stattools import adfuller
+resid = np.linspace(-1, 1, 30)
+walk = pd.Series(np.cumsum(np.sin(np.arange(60.0))), index=pd.date_range("2024-01-01", periods=60))
+gappy = walk.copy()
+gappy.iloc[[3, 20]] = np.nan
+"""
+)
+CASES += [
+    RuleCase(
+        "ols-endog-and-exog-of-different-lengths",
+        STATS,
+        "fit = sm.OLS(resid[1:], resid[:1]).fit()",
+        "statsmodels-value-error",
+        "ValueError",
+    ),
+    RuleCase("ols-lagged-residuals", STATS, "fit = sm.OLS(resid[1:], resid[:-1]).fit()", None),
+    RuleCase(
+        "adfuller-on-a-series-with-gaps",
+        STATS,
+        "result = adfuller(gappy, autolag='AIC')",
+        "statsmodels-missing-data-error",
+        "MissingDataError",
+    ),
+    RuleCase(
+        "adfuller-after-dropna", STATS, "result = adfuller(gappy.dropna(), autolag='AIC')", None
+    ),
+]
+CASES += [
+    RuleCase(
+        "lightgbm-booster-predict-on-an-empty-frame",
+        BOOST + "booster = lgb.train({'objective': 'regression', 'verbose': -1, 'num_threads': 1}, "
+        "lgb.Dataset(df[['Amount', 'Class']], labels.astype(float)), 3)\n",
+        "rows = df[df['Class'] == 7]\nbooster.predict(rows[['Amount', 'Class']])",
+        "lightgbm-empty-data",
+        "ValueError",
+        2,
+    ),
+    RuleCase(
+        "lightgbm-booster-predict-on-rows",
+        BOOST + "booster = lgb.train({'objective': 'regression', 'verbose': -1, 'num_threads': 1}, "
+        "lgb.Dataset(df[['Amount', 'Class']], labels.astype(float)), 3)\n",
+        "rows = df[df['Class'] == 1]\nbooster.predict(rows[['Amount', 'Class']])",
+        None,
+    ),
+]

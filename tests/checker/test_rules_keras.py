@@ -256,6 +256,48 @@ CASES += [
 ]
 
 
+# A convolution or pooling window larger than its input (graph mode: fit, predict,
+# evaluate), and integer labels outside [0, classes) for a sparse cross-entropy.
+WINDOWS = (
+    KERAS
+    + """
+conv = keras.Sequential([keras.Input((12, 12, 1)), layers.Conv2D(4, 3), layers.MaxPool2D(2),
+                         layers.Flatten(), layers.Dense(3)])
+image = np.zeros((1, 144, 1), dtype="float32")
+square = np.zeros((1, 12, 12), dtype="float32")
+from_one = y + 1
+ignored = y.copy()
+ignored[0] = -1
+masked = keras.Sequential([keras.Input((4,)), layers.Dense(3)])
+masked.compile(optimizer="adam", loss=keras.losses.SparseCategoricalCrossentropy(ignore_class=-1))
+"""
+)
+CASES += [
+    RuleCase(
+        "pool-window-larger-than-input",
+        WINDOWS,
+        "conv.predict(image, verbose=0)",
+        "keras-input-shape",
+        "ValueError",
+    ),
+    RuleCase("pool-window-fits", WINDOWS, "conv.predict(square, verbose=0)", None),
+    RuleCase(
+        "sparse-labels-from-one",
+        WINDOWS,
+        "clf.fit(X, from_one, epochs=1, verbose=0)",
+        "keras-label-range",
+        "InvalidArgumentError",
+    ),
+    RuleCase("sparse-labels-from-zero", WINDOWS, "clf.fit(X, y, epochs=1, verbose=0)", None),
+    RuleCase(
+        "sparse-label-ignored-class",
+        WINDOWS,
+        "masked.fit(X, ignored, epochs=1, verbose=0)",
+        None,
+    ),
+]
+
+
 @pytest.mark.parametrize("case", [pytest.param(c, id=c.id) for c in CASES])
 @pytest.mark.filterwarnings("ignore")
 def test_checker_prediction(case: RuleCase) -> None:

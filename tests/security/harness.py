@@ -127,7 +127,9 @@ class Armed:
     def check(self, cell: str, timeout: float = 30) -> tuple[list[str], float, Any]:
         """Check `cell` through the probe; the effects it had, the seconds it took, the result."""
         started = time.perf_counter()
-        result, _iopub = run_probe(self.kernel, "check", {"source": cell}, timeout=timeout)
+        # with a hand-off allowed: a first import packs the names the cell reads
+        payload = {"source": cell, "handoff": True}
+        result, _iopub = run_probe(self.kernel, "check", payload, timeout=timeout)
         elapsed = time.perf_counter() - started
         return self.effects(), elapsed, result
 

@@ -310,6 +310,12 @@ TRAP_CELLS: dict[str, str] = {
     "isinstance-of": "isinstance({T}, pd.DataFrame)",
     "isinstance-by": "isinstance(1, {T})",
     "in-list": "[{T}, 1].index(1)",
+    "seed": "np.random.default_rng({T})",
+    "seeded-draw": "np.random.default_rng(0).choice({T})",
+    "seeded-size": "np.random.RandomState(0).normal(size={T})",
+    # a first import: the cell is packed for a helper interpreter (pickles of what it reads)
+    "first-import": "from sklearn.cluster import KMeans\nKMeans(2).fit({T})",
+    "first-import-list": "import sklearn.svm\nsklearn.svm.SVC().fit([{T}], [1])",
 }
 
 

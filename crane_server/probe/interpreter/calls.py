@@ -68,7 +68,9 @@ def bind_arguments(
     if len(args) > len(params):
         if spec.vararg is None:
             return None
-        bound[spec.vararg.arg] = UNKNOWN
+        rest = list(args)[len(params) :]
+        plain = all(isinstance(v, Val) and not (v.live or v.sampled or v.fake) for v in rest)
+        bound[spec.vararg.arg] = Val(tuple(v.obj for v in rest)) if plain else UNKNOWN
     elif spec.vararg is not None:
         bound[spec.vararg.arg] = Val(())
     for name, value in zip(params, args):

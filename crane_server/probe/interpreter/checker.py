@@ -323,7 +323,8 @@ class Checker:
             root = root.parent
         key = id(value)
         if key not in root.wrapped:
-            opaque = isinstance(value, Opaque) or gate.lookup_runs_user_code(value)
+            # type(), never isinstance: isinstance reads a user object's `__class__`
+            opaque = type(value) is Opaque or gate.lookup_runs_user_code(value)
             root.wrapped[key] = UNKNOWN if opaque else from_namespace(value)
         return root.wrapped[key]
 
@@ -714,6 +715,8 @@ class Checker:
             answer = rules_pandas.set_item(self, target, base, key, value)
             if answer is None and self.certain:  # in place: only on a path that certainly runs
                 answer = rules_numpy.set_item(self, target, base, key, value)
+            if answer is None and self.certain:
+                answer = rules_torch.set_item(self, target, base, key, value)
             if answer is None and self.certain:
                 answer = rules_python.container_set_item(target, base, key, value)
             new = self.outcome(answer, target) if answer is not None else None

@@ -191,7 +191,10 @@ def build(checker: Any, code: str, offset: int, modules: List[str]) -> Optional[
     left = MAX_TOTAL_BYTES
     for name in sorted(read_names(checker.tree) & set(checker.namespace)):
         obj = checker.namespace[name]
-        if isinstance(obj, types.ModuleType):
+        if gate.lookup_runs_user_code(obj):  # before any isinstance, which reads __class__
+            opaque.append(name)
+            continue
+        if issubclass(type(obj), types.ModuleType):
             module_name = str(getattr(obj, "__name__", ""))
             if _library_root(module_name) and sys.modules.get(module_name) is obj:
                 module_names[name] = module_name

@@ -109,6 +109,16 @@ def _lightgbm_booster_width(site: CallSite, func: BoundMethod) -> Any:
     if not (is_ndarray(data.obj) or is_dataframe(data.obj)):
         return None
     shape = shape_of(data.obj)
+    if is_dataframe(data.obj) and not data.sampled and shape is not None and shape[0] == 0:
+        # pandas data is converted first, and an empty frame is refused before anything else
+        return Raise(
+            "lightgbm-empty-data",
+            "ValueError",
+            "Input data must be 2 dimensional and non empty.",
+            facts=["the frame handed to predict has no rows (columns: %d)" % shape[1]],
+            fix="check the selection that built it; it matched no rows",
+            node=site.node,
+        )
     params = getattr(booster, "params", None)
     if shape is None or len(shape) != 2 or type(params) is not dict:
         return None

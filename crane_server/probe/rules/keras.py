@@ -518,7 +518,9 @@ def _model_call(chk: Any, site: CallSite, model: Any, method: str) -> Optional[R
     if kind is None or x_shape is None:
         return None
     batch = x_shape[0] if method == "__call__" else None
-    problem, output = _input_problem(model, kind, (batch, *tuple(x_shape[1:])))
+    problem, output = _input_problem(
+        model, kind, (batch, *tuple(x_shape[1:])), graph=method != "__call__"
+    )
     if problem is not None:
         message, facts = problem
         return Raise(
@@ -540,7 +542,52 @@ def _model_call(chk: Any, site: CallSite, model: Any, method: str) -> Optional[R
             return Raise(
                 "keras-loss-target", "ValueError", message, facts=facts, fix=fix, node=site.node
             )
+        return _label_range(site, model, y, output)
     return None
+
+
+def _label_range(site: CallSite, model: Any, y: Any, output: Shape) -> Optional[Raise]:
+    """Integer labels outside [0, classes) for a sparse cross-entropy: TensorFlow's
+    InvalidArgumentError on the first batch that holds one (every sample is visited in an
+    epoch; a head sample of larger data is part of what is visited)."""
+    np = loaded("numpy")
+    if np is None or not _tensorflow_backend() or _loss_kind(model) != "sparse":
+        return None
+    if not isinstance(y, Val) or y.fake or not output or not isinstance(output[-1], int):
+        return None
+    if any(key in site.kwargs for key in ("steps_per_epoch", "steps", "initial_epoch")):
+        return None
+    loss = as_dict(model).get("loss")
+    if (
+        getattr(loss, "ignore_class", None) is not None
+        or (getattr(loss, "_fn_kwargs", None) or {}).get("ignore_class") is not None
+    ):
+        return None  # labels equal to ignore_class are masked out
+    classes = output[-1]
+    labels = y.obj
+    if is_series(labels):
+        labels = labels.to_numpy()
+    if not is_ndarray(labels) or labels.dtype.kind not in "iu" or labels.size == 0:
+        return None
+    high, low = int(labels.max()), int(labels.min())
+    if low >= 0 and high < classes:
+        return None
+    bad = high if high >= classes else low
+    return Raise(
+        "keras-label-range",
+        "InvalidArgumentError",
+        f"Received a label value of {bad} which is outside the valid range of [0, {classes}).",
+        facts=[
+            f"labels run from {low} to {high}; the model has {classes} outputs "
+            "(sparse categorical cross-entropy wants 0 .. outputs - 1)"
+        ],
+        fix=(
+            f"shift the labels to start at 0 (y - {low})"
+            if low > 0
+            else f"give the last layer {high + 1} units"
+        ),
+        node=site.node,
+    )
 
 
 def _input_fix(model: Any, sample: Shape) -> str:
@@ -627,9 +674,12 @@ def _shape_text(shape: Shape) -> str:
 
 
 def _input_problem(
-    model: Any, kind: str, data: Shape
+    model: Any, kind: str, data: Shape, graph: bool = False
 ) -> Tuple[Optional[Tuple[str, List[str]]], Optional[Shape]]:
-    """(message, facts) of the ValueError Keras raises for this data shape, and the output shape."""
+    """(message, facts) of the ValueError Keras raises for this data shape, and the output shape.
+
+    `graph`: the call traces a graph (fit, predict, evaluate), where a window larger than its
+    input is a ValueError (eagerly it is another error)."""
     try:
         inputs = (
             model.inputs
@@ -665,8 +715,55 @@ def _input_problem(
                 f"{layer.name} ({type(layer).__name__}) receives shape {_shape_text(shape)}"
             )
             return (problem, facts), None
+        empty = _empty_window(layer, shape) if graph else None
+        if empty is not None:
+            facts.append(
+                f"{layer.name} ({type(layer).__name__}) receives shape {_shape_text(shape)}"
+            )
+            return (empty, facts), None
         shape = _layer_output(layer, shape)
     return None, shape
+
+
+# Sliding-window layers: a window larger than the input is TensorFlow's "Negative dimension
+# size" error (Keras' declared output shape has a dimension below 1 exactly then).
+WINDOW_LAYERS = (
+    "Conv1D",
+    "Conv2D",
+    "Conv3D",
+    "MaxPooling1D",
+    "MaxPooling2D",
+    "MaxPooling3D",
+    "AveragePooling1D",
+    "AveragePooling2D",
+    "AveragePooling3D",
+)
+
+
+def _empty_window(layer: Any, shape: Shape) -> Optional[str]:
+    """TensorFlow's "Negative dimension size" error of a window larger than its input."""
+    if type(layer).__name__ not in WINDOW_LAYERS or not _tensorflow_backend():
+        return None
+    if getattr(layer, "padding", "valid") != "valid":
+        return None
+    try:
+        from ..quiet import quiet
+
+        with quiet():
+            after = layer.compute_output_shape(shape)
+    except ValueError as exc:
+        if "zero or negative" not in str(exc):
+            return None
+        after = None
+    except Exception:
+        return None
+    if after is not None and not any(isinstance(d, int) and d < 1 for d in tuple(after)[1:]):
+        return None
+    return (
+        f"Exception encountered when calling {type(layer).__name__}.call(). Negative dimension "
+        f"size: the {type(layer).__name__} window of {layer.name} does not fit its input of "
+        f"shape {_shape_text(shape)}"
+    )
 
 
 def _adjust_rank(data: Shape, ref: Shape) -> Optional[Shape]:

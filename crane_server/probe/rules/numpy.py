@@ -124,6 +124,9 @@ def on_call(chk: Any, site: CallSite) -> Any:
     if np is None:
         return None
     func = site.func
+    drawn = _seeded_generator(chk, site)
+    if drawn is not None:
+        return drawn
     if (
         isinstance(func, Val)
         and getattr(func.obj, "__name__", "") == "savetxt"
@@ -172,6 +175,106 @@ def on_call(chk: Any, site: CallSite) -> Any:
                 node=site.node,
             )
     return None
+
+
+# Draws of numpy.random.Generator / RandomState evaluated on the walk's own generator.
+DRAWS = frozenset(
+    """integers random normal uniform choice permutation standard_normal binomial poisson
+    exponential beta gamma lognormal multinomial multivariate_normal dirichlet laplace logistic
+    geometric chisquare rand randn randint random_sample standard_exponential triangular
+    bytes""".split()
+)
+MAX_DRAWN = 1_000_000
+
+
+def _seeded_generator(chk: Any, site: CallSite) -> Any:
+    """A generator seeded with an explicit number is deterministic state of its own: built
+    for real (`np.random.default_rng(0)`, `np.random.RandomState(42)`), and its draws are
+    evaluated on the walk's own copy on paths that certainly run, in the order the run makes
+    them, so they are the values the run will draw. The global RNG is never touched."""
+    rnd = loaded("numpy.random")
+    if rnd is None:
+        return None
+    func = site.func
+    # identity, never `in` (a tuple's `in` calls a user object's __eq__)
+    if isinstance(func, Val) and (func.obj is rnd.default_rng or func.obj is rnd.RandomState):
+        seed = site.arg(0, "seed")
+        if site.has_star or len(site.args) + len(site.kwargs) != 1 or not _plain_seed(seed):
+            return None
+        from ..quiet import quiet
+
+        with quiet():
+            generator = func.obj(seed.obj)
+        return Result(Val(generator, origin="seeded"))
+    if not isinstance(func, BoundMethod) or func.name not in DRAWS:
+        return None
+    receiver = func.receiver
+    kind = type(receiver.obj)
+    if not (kind is rnd.Generator or kind is rnd.RandomState) or receiver.live:
+        return None
+    if not chk.certain or site.has_star:
+        return None  # a draw that may not happen: the generator is forgotten (havoc)
+    values = list(site.args) + list(site.kwargs.values())
+    if not all(isinstance(v, Val) and not (v.live or v.fake or v.sampled) for v in values):
+        return None
+    if not all(is_plain_data(v.obj) or is_ndarray(v.obj) for v in values):
+        return None
+    if _drawn_size(site) > MAX_DRAWN:
+        return None
+    from ..quiet import quiet
+
+    try:
+        with quiet():
+            result = getattr(receiver.obj, func.name)(
+                *[v.obj for v in site.args], **{k: v.obj for k, v in site.kwargs.items()}
+            )
+    except (ValueError, TypeError, IndexError) as exc:
+        return Raise(
+            "numpy-random-error",
+            type(exc).__name__,
+            str(exc).split("\n")[0],
+            facts=["%s.%s with these arguments" % (type(receiver.obj).__name__, func.name)],
+            node=site.node,
+        )
+    except Exception:
+        return Result(UNKNOWN)
+    return Result(Val(result, origin="seeded"))
+
+
+def _plain_seed(seed: Any) -> bool:
+    if not isinstance(seed, Val):
+        return False
+    value = seed.obj
+    if type(value) is int:
+        return value >= 0
+    return (
+        type(value) in (tuple, list)
+        and bool(value)
+        and all(type(v) is int and v >= 0 for v in value)
+    )
+
+
+def _drawn_size(site: CallSite) -> int:
+    """How many numbers a draw makes (from `size` or the positional sizes of rand/randn)."""
+    size = site.kwargs.get("size")
+    shape: Any = size.obj if isinstance(size, Val) else None
+    func = site.func
+    if shape is None and isinstance(func, BoundMethod) and func.name in ("rand", "randn"):
+        shape = tuple(v.obj for v in site.args if isinstance(v, Val))
+    if shape is None:
+        for value in site.args[1:]:
+            if isinstance(value, Val) and (type(value.obj) is int or type(value.obj) is tuple):
+                shape = value.obj
+    if shape is None:
+        return 1
+    if type(shape) is int:
+        return shape
+    if (type(shape) is tuple or type(shape) is list) and all(type(d) is int for d in shape):
+        total = 1
+        for d in shape:
+            total *= d
+        return total
+    return MAX_DRAWN + 1
 
 
 def _savetxt(site: CallSite) -> Any:

@@ -175,12 +175,49 @@ def _plot_data(obj: Any) -> bool:
     return is_plain_data(obj)
 
 
+# Plotting calls that turn their positional arguments into NumPy arrays.
+DATA_METHODS = frozenset(
+    """plot scatter bar barh hist fill_between fill_betweenx errorbar step stem imshow boxplot
+    violinplot pie semilogx semilogy loglog hexbin stackplot matshow pcolormesh""".split()
+)
+GRAD_SCAN = 1000
+
+
+def _graph_tensor(site: CallSite) -> Any:
+    """A tensor that requires grad (or a list of them) handed to matplotlib: converting it
+    to a NumPy array is torch's RuntimeError."""
+    torch = loaded("torch")
+    if torch is None:
+        return None
+    for value in site.args:
+        if not isinstance(value, Val) or value.fake or value.live:
+            continue
+        obj = value.obj
+        items = list(obj[:GRAD_SCAN]) if type(obj) is list or type(obj) is tuple else [obj]
+        # issubclass on the exact type: isinstance would read a user object's __class__
+        tensors = [item for item in items if issubclass(type(item), torch.Tensor)]
+        if any(bool(item.requires_grad) for item in tensors):
+            return Raise(
+                "matplotlib-tensor-requires-grad",
+                "RuntimeError",
+                "Can't call numpy() on Tensor that requires grad. "
+                "Use tensor.detach().numpy() instead.",
+                facts=["a tensor that requires grad (still part of the autograd graph)"],
+                fix="plot t.detach().numpy(), or collect loss.item() instead of the loss tensor",
+                node=site.node,
+            )
+    return None
+
+
 def on_call(chk: Any, site: CallSite) -> Any:
     func = site.func
     if isinstance(func, BoundMethod) and isinstance(func.receiver.obj, AxesPlaceholder):
         unknown = _unknown_keywords(site, func.name) if func.name in PYPLOT_AXES.values() else None
         if unknown is not None:
             return unknown
+        graph = _graph_tensor(site) if func.name in DATA_METHODS else None
+        if graph is not None:
+            return graph
         if func.name == "imshow":
             return _imshow(site)
         if func.name in XY_CHECKS:
@@ -198,6 +235,10 @@ def on_call(chk: Any, site: CallSite) -> Any:
             unknown = _unknown_keywords(site, PYPLOT_AXES[name])
             if unknown is not None:
                 return unknown
+        if module.startswith("matplotlib.pyplot") and name in DATA_METHODS:
+            graph = _graph_tensor(site)
+            if graph is not None:
+                return graph
         if name == "subplots":
             return _subplots(site)
         if name == "imshow":

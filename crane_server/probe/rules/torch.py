@@ -27,8 +27,13 @@ SAFE_LAYERS = frozenset(
 DROPOUTS = frozenset(
     "Dropout Dropout1d Dropout2d Dropout3d AlphaDropout FeatureAlphaDropout".split()
 )
+# Recurrent layers: deterministic forward; dropout between their layers is run as in
+# evaluation mode (same shapes). `forward(input, hx)` takes an initial state too.
+RECURRENT = frozenset({"RNN", "GRU", "LSTM"})
 # Layers run on inputs of at most this many elements (a few milliseconds on a CPU).
 MAX_INPUT_ELEMENTS = 4_000_000
+# A recurrent layer costs about input elements x hidden size: above this, on the meta device.
+MAX_RECURRENT_WORK = 20_000_000
 
 
 # Tensor state that autograd writes during `backward()`, which the walk does not run.
@@ -112,7 +117,7 @@ def _runnable(module: Any) -> bool:
     name = type(module).__name__
     if name == "Sequential":
         return all(_runnable(child) for child in module.children())
-    known = name in SAFE_LAYERS or name in DROPOUTS
+    known = name in SAFE_LAYERS or name in DROPOUTS or name in RECURRENT
     return known and not module._forward_hooks and not module._forward_pre_hooks
 
 
@@ -121,9 +126,21 @@ def _shadow(tensor: Any, meta: bool = False) -> Any:
     return tensor.detach().to("meta") if meta else tensor.detach().clone()
 
 
-def _run(module: Any, tensor: Any) -> "tuple[Any, bool]":
+def _run(module: Any, tensor: Any, state: Any = None) -> "tuple[Any, bool]":
     """The module's output, and whether its values are those of the real call (dropout in
-    training mode draws a random mask: only its shape and dtype are)."""
+    training mode draws a random mask: only its shape and dtype are). `state`: the initial
+    state handed to a recurrent layer."""
+    name = type(module).__name__
+    if name in RECURRENT:
+        import copy
+
+        drops = bool(module.training) and float(getattr(module, "dropout", 0.0)) > 0.0
+        if drops:
+            module = copy.copy(module)
+            module.training = False
+        return (module.forward(tensor) if state is None else module.forward(tensor, state)), (
+            not drops
+        )
     if type(module).__name__ == "Sequential":
         exact = True
         for child in module.children():
@@ -177,6 +194,12 @@ def _construct(site: CallSite, cls: type) -> Any:
 
 # Module methods that only flip flags: the module's layers and shapes stay as they are.
 FLAG_METHODS = frozenset({"train", "eval", "zero_grad"})
+# nn.Module methods that only read its registries: `optim.SGD(model.parameters())` leaves
+# the model as it was (an optimizer's step changes weight values, never shapes or dtypes).
+READING_METHODS = frozenset(
+    """parameters named_parameters buffers named_buffers children named_children modules
+    named_modules state_dict extra_repr get_submodule get_parameter""".split()
+)
 
 
 DEVICE_MOVES = frozenset({"to", "cpu", "cuda"})
@@ -277,6 +300,14 @@ def on_call(chk: Any, site: CallSite) -> Any:
         isinstance(func, BoundMethod)
         and nn is not None
         and isinstance(func.receiver.obj, nn.Module)
+        and func.name in READING_METHODS
+        and _library_method(func.receiver.obj, func.name)
+    ):
+        return Result(UNKNOWN)
+    if (
+        isinstance(func, BoundMethod)
+        and nn is not None
+        and isinstance(func.receiver.obj, nn.Module)
     ) and func.name in FLAG_METHODS:
         if func.name != "zero_grad":
             chk.modes_unknown[0] = True
@@ -302,6 +333,8 @@ def on_call(chk: Any, site: CallSite) -> Any:
     if site.has_star or site.kwargs or not all(isinstance(a, Val) for a in site.args):
         return Result(UNKNOWN)
     tensors: List[Val] = list(site.args)
+    if type(module).__name__ in RECURRENT and len(tensors) == 2:
+        return _recurrent_call(chk, site, module, tensors)
     wrong = _not_a_tensor(module, tensors)
     if isinstance(wrong, Raise):
         wrong.node = site.node
@@ -329,6 +362,10 @@ def on_call(chk: Any, site: CallSite) -> Any:
     if len(tensors) != 1 or not _runnable(module):
         return Result(UNKNOWN)
     tensor = tensors[0].obj
+    recurrent = type(module).__name__ in RECURRENT
+    work = tensor.numel() * int(getattr(module, "hidden_size", 1))
+    if not meta and recurrent and work > MAX_RECURRENT_WORK:
+        meta, module = True, shadows.as_meta(module)
     if tensor.numel() > MAX_INPUT_ELEMENTS and not meta:
         return Result(UNKNOWN)  # too costly to run here; shapes downstream are not judged
     modes_unknown = chk.modes_unknown[0] and _mode_dependent(module)
@@ -343,6 +380,49 @@ def on_call(chk: Any, site: CallSite) -> Any:
         return _raise(site, exc, module, tensors)
     exact = exact and not modes_unknown
     return Result(Val(result, origin="standin" if standin or not exact else ""))
+
+
+def _recurrent_call(chk: Any, site: CallSite, module: Any, given: List[Val]) -> Any:
+    """`rnn(x, h0)` / `lstm(x, (h0, c0))`: the layer run on copies of its input and state."""
+    from ..quiet import quiet
+
+    data, state = given
+    states = state.obj if type(state.obj) is tuple else (state.obj,)
+    if (
+        any(v.fake or v.sampled or v.live for v in given)
+        or not is_tensor(data.obj)
+        or not all(is_tensor(t) for t in states)
+        or not _runnable(module)
+    ):
+        return Result(UNKNOWN)
+    standin = any(v.origin == "standin" for v in given)
+    tensors = [data.obj, *states]
+    meta = shadows.on_meta(module, tensors) or (
+        data.obj.numel() * int(getattr(module, "hidden_size", 1)) > MAX_RECURRENT_WORK
+    )
+    if meta:
+        module = shadows.as_meta(module)
+    copies = tuple(_shadow(t, meta) for t in states)
+    try:
+        with quiet():
+            result, exact = _run(
+                module, _shadow(data.obj, meta), copies if type(state.obj) is tuple else copies[0]
+            )
+    except Exception as exc:
+        if shadows.shadow_limit(exc) or (standin and not _structural(exc)):
+            return Result(UNKNOWN)
+        return _raise(site, exc, module, [data] + [Val(t) for t in states])
+    return Result(Val(result, origin="standin" if standin or not exact else ""))
+
+
+def _library_method(module: Any, name: str) -> bool:
+    """Is `module.name` nn.Module's own method (not overridden by the user's class)?"""
+    import inspect
+
+    nn = loaded("torch.nn")
+    return nn is not None and inspect.getattr_static(type(module), name, None) is getattr(
+        nn.Module, name, object()
+    )
 
 
 def _mode_dependent(module: Any) -> bool:
@@ -442,3 +522,64 @@ def _module_text(module: Any) -> str:
         return module.extra_repr() or type(module).__name__
     except Exception:
         return type(module).__name__
+
+
+def set_item(chk: Any, target: ast.Subscript, base: Any, key: Any, value: Any) -> Any:
+    """`tensor[key] = value` on the walk's own tensor (a shadow or a value the walk built,
+    never the user's), in place as the run does: a bad index or a value that does not
+    broadcast raises here as it will for real. Not for tensors that require grad (a copy
+    cannot tell a leaf from an intermediate result) or for stand-ins."""
+    torch = loaded("torch")
+    if torch is None or not isinstance(base, Val) or not is_tensor(base.obj):
+        return None
+    if base.live or base.sampled or base.fake or base.origin == "standin":
+        return None
+    if not isinstance(key, Val) or not isinstance(value, Val) or value.fake or value.live:
+        return None
+    tensor, index, item = base.obj, key.obj, value.obj
+    if tensor.requires_grad or tensor.numel() > MAX_INPUT_ELEMENTS:
+        return None
+    if not (_plain_index(torch, index) and _plain_item(torch, item)):
+        return None
+    from ..quiet import quiet
+
+    try:
+        with quiet():
+            tensor[index] = item
+    except (IndexError, RuntimeError, TypeError, ValueError) as exc:
+        if shadows.shadow_limit(exc):
+            return None
+        name = type(exc).__name__
+        return Raise(
+            "torch-index-error" if name == "IndexError" else "torch-shape-mismatch",
+            name,
+            str(exc).split("\n")[0],
+            facts=[
+                "the tensor has shape %s, dtype %s"
+                % (tuple(tensor.shape), str(tensor.dtype).replace("torch.", ""))
+            ],
+            node=target,
+        )
+    except Exception:
+        return None
+    return Result(base)
+
+
+def _plain_index(torch: Any, index: Any) -> bool:
+    kind = type(index)
+    if kind is int or kind is slice or index is None or index is Ellipsis:
+        return True
+    if kind is tuple:
+        return all(_plain_index(torch, part) for part in index)
+    return (
+        is_tensor(index)
+        and not index.requires_grad
+        and (index.dtype == torch.bool or not index.dtype.is_floating_point)
+    )
+
+
+def _plain_item(torch: Any, item: Any) -> bool:
+    kind = type(item)
+    if kind is int or kind is float or kind is bool:
+        return True
+    return is_tensor(item) and not item.requires_grad and not item.is_meta
