@@ -7,7 +7,10 @@ cell in order without running it. Counted: crashes of the reproduced notebook pr
 target cell (recall), how many cells ahead of the crash the warning stood, and Errors
 anywhere in a fixed notebook (false alarms: must be zero).
 
-    python benchmarks/ahead_eval.py DATASET [--json out.json]
+    python benchmarks/ahead_eval.py DATASET [--split validation] [--json out.json]
+
+As the language server does, pending cells that first import a library are walked by a
+helper interpreter.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from pathlib import Path
 
 from crane_server.commands.check_ahead import check_ahead
 from crane_server.errors import CraneError
+from crane_server.kernels.helper import HelperPool
 from crane_server.kernels.notebook_run import read_code_cells
 
 
@@ -31,10 +35,10 @@ def target_cell(case: Path) -> int:
     return (index + 1) if isinstance(index, int) else len(cells)
 
 
-async def judge(path: Path) -> tuple[list[int], str | None]:
+async def judge(path: Path, helpers: HelperPool | None = None) -> tuple[list[int], str | None]:
     """(cells with a predicted Error, error text) of one notebook."""
     try:
-        report = await check_ahead(path, run_first=1, timeout=120.0)
+        report = await check_ahead(path, run_first=1, timeout=120.0, helpers=helpers)
     except CraneError as exc:
         return [], str(exc)
     flagged = [
@@ -45,20 +49,38 @@ async def judge(path: Path) -> tuple[list[int], str | None]:
     return flagged, report.error
 
 
-async def main_async(dataset: Path) -> dict[str, object]:
+def selected_cases(dataset: Path, split: str | None) -> list[Path]:
+    """The case folders of DATASET, or only those DATASET/SPLIT.json lists under `split`."""
     cases = sorted(p for p in dataset.iterdir() if (p / "case.json").is_file())
+    if split is None:
+        return cases
+    listed = set(json.loads((dataset / "SPLIT.json").read_text(encoding="utf-8"))[split])
+    return [case for case in cases if case.name in listed]
+
+
+async def main_async(dataset: Path, split: str | None = None) -> dict[str, object]:
+    async with HelperPool() as helpers:
+        return await _evaluate(selected_cases(dataset, split), helpers)
+
+
+async def _evaluate(cases: list[Path], helpers: HelperPool) -> dict[str, object]:
     hits, misses, false_alarms, errors, lead = [], [], [], [], []
+    by_library: dict[str, list[int]] = {}
     for case in cases:
         target = target_cell(case)
-        flagged, error = await judge(case / "reproduced.ipynb")
+        library = str(json.loads((case / "case.json").read_text(encoding="utf-8")).get("library"))
+        flagged, error = await judge(case / "reproduced.ipynb", helpers)
         if error:
             errors.append(f"{case.name}/reproduced: {error}")
+        counted = by_library.setdefault(library, [0, 0])
+        counted[1] += 1
         if target in flagged:
             hits.append(case.name)
             lead.append(target - 1)  # cells between the one that ran and the crash
+            counted[0] += 1
         else:
             misses.append(case.name)
-        fixed_flagged, fixed_error = await judge(case / "fixed.ipynb")
+        fixed_flagged, fixed_error = await judge(case / "fixed.ipynb", helpers)
         if fixed_error:
             errors.append(f"{case.name}/fixed: {fixed_error}")
         if fixed_flagged:
@@ -70,6 +92,7 @@ async def main_async(dataset: Path) -> dict[str, object]:
         "recall": len(hits) / len(cases) if cases else 0.0,
         "false_alarms_on_fixed": false_alarms,
         "cells_ahead_median": statistics.median(lead) if lead else None,
+        "by_library": {name: {"predicted": h, "cases": n} for name, (h, n) in by_library.items()},
         "hits": hits,
         "misses": misses,
         "errors": errors,
@@ -80,8 +103,9 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("dataset", type=Path)
     parser.add_argument("--json", type=Path, default=None)
+    parser.add_argument("--split", default=None, help="only the cases SPLIT.json lists under it")
     args = parser.parse_args()
-    summary = asyncio.run(main_async(args.dataset))
+    summary = asyncio.run(main_async(args.dataset, args.split))
     print(
         f"predicted ahead {summary['predicted_ahead']}/{summary['cases']} "
         f"(recall {summary['recall']:.3f}), false alarms on fixed notebooks: "

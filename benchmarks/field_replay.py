@@ -61,6 +61,7 @@ from crane_server.commands.check_ahead import check_ahead  # noqa: E402
 from crane_server.documents import Cell, CellDocument  # noqa: E402
 from crane_server.documents.notebook import CellSource, notebook_document  # noqa: E402
 from crane_server.errors import CraneError  # noqa: E402
+from crane_server.kernels.helper import HelperPool  # noqa: E402
 from crane_server.kernels.session import KernelSession  # noqa: E402
 from crane_server.lsp.diagnostics import to_diagnostic  # noqa: E402
 from tests.probe.kernel_probe import FINGERPRINT  # noqa: E402
@@ -339,7 +340,11 @@ def _document(name: str, sources: list[str], executed: set[str]) -> CellDocument
 
 
 async def _judge(
-    session: KernelSession, document: CellDocument, cell: Cell, position: int
+    session: KernelSession,
+    document: CellDocument,
+    cell: Cell,
+    position: int,
+    helpers: HelperPool | None = None,
 ) -> tuple[list[tuple[str, str]], str | None]:
     """(exception, first message line) of the Errors the editor would show on `cell`, and the
     check's own error if it failed."""
@@ -352,8 +357,9 @@ async def _judge(
             notebook_cells=[c.text for c in checked],
             target_index=position,
             options=CheckOptions(timeout=CHECK_TIMEOUT),
+            helpers=helpers,
         ),
-        CHECK_TIMEOUT * 2,
+        CHECK_TIMEOUT * 2 + CheckOptions().helper_timeout,
     )
     errors = []
     for finding in result.findings:
@@ -398,10 +404,12 @@ def differences(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
     return changed
 
 
-async def _lookahead(replay: Path, counts: NotebookCounts) -> None:
+async def _lookahead(
+    replay: Path, counts: NotebookCounts, helpers: HelperPool | None = None
+) -> None:
     """Every code cell's lookahead prediction before anything runs (the `check --ahead` path)."""
     try:
-        report = await asyncio.wait_for(check_ahead(replay), AHEAD_TIMEOUT)
+        report = await asyncio.wait_for(check_ahead(replay, helpers=helpers), AHEAD_TIMEOUT)
     except (CraneError, asyncio.TimeoutError, OSError) as exc:
         counts.ahead_tool_error = f"{type(exc).__name__}: {exc}"
         return
@@ -430,7 +438,9 @@ async def _start(folder: Path, runtime: Path) -> tuple[Any, KernelSession]:
     return manager, await KernelSession.attach(connection, timeout=30.0)
 
 
-async def replay_notebook(source: Source, runtime: Path) -> NotebookCounts:
+async def replay_notebook(
+    source: Source, runtime: Path, helpers: HelperPool | None = None
+) -> NotebookCounts:
     """Lookahead, then judge-and-run every cell of `source` on a fresh kernel."""
     started = time.perf_counter()
     counts = NotebookCounts(name=source.path, library=source.library)
@@ -438,7 +448,7 @@ async def replay_notebook(source: Source, runtime: Path) -> NotebookCounts:
     replay = materialise(source, workdir)
     sources = code_cells(source)
     counts.cells = len(sources)
-    await _lookahead(replay, counts)
+    await _lookahead(replay, counts, helpers)
     manager, session = None, None
     try:
         manager, session = await _start(replay.parent, runtime)
@@ -449,7 +459,7 @@ async def replay_notebook(source: Source, runtime: Path) -> NotebookCounts:
             checked = time.perf_counter()
             try:
                 errors, failure = await _judge(
-                    session, document, document.checked_cells[position], position
+                    session, document, document.checked_cells[position], position, helpers
                 )
             except (CraneError, asyncio.TimeoutError) as exc:
                 errors, failure = [], f"{type(exc).__name__}: {exc}"
@@ -514,18 +524,20 @@ async def run_all(sources: Iterable[Source]) -> list[NotebookCounts]:
     os.environ.setdefault("MPLBACKEND", "Agg")  # the lookahead's kernel inherits it
     runtime = Path(tempfile.mkdtemp(prefix="field-runtime-"))
     results = []
-    for source in sources:
-        counts = await replay_notebook(source, runtime)
-        results.append(counts)
-        print(
-            f"{counts.name}: {counts.ran}/{counts.cells} cells run, crashed "
-            f"{sorted(counts.crashed.items())}, Errors {sorted(counts.errors)} "
-            f"(false {counts.false_alarms}), lookahead Errors {sorted(counts.ahead_errors)} "
-            f"(false {counts.ahead_false}), tool errors {sorted(counts.tool_errors)}, "
-            f"kernel changes {sorted(counts.kernel_changes)}, {counts.seconds:.1f} s",
-            file=sys.stderr,
-            flush=True,
-        )
+    # as the language server does: first imports are walked by a helper interpreter
+    async with HelperPool() as helpers:
+        for source in sources:
+            counts = await replay_notebook(source, runtime, helpers)
+            results.append(counts)
+            print(
+                f"{counts.name}: {counts.ran}/{counts.cells} cells run, crashed "
+                f"{sorted(counts.crashed.items())}, Errors {sorted(counts.errors)} "
+                f"(false {counts.false_alarms}), lookahead Errors {sorted(counts.ahead_errors)} "
+                f"(false {counts.ahead_false}), tool errors {sorted(counts.tool_errors)}, "
+                f"kernel changes {sorted(counts.kernel_changes)}, {counts.seconds:.1f} s",
+                file=sys.stderr,
+                flush=True,
+            )
     shutil.rmtree(runtime, ignore_errors=True)
     return results
 

@@ -15,7 +15,7 @@ import os
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Any, Literal, NamedTuple, get_args
 
 import msgspec
 from dotenv import dotenv_values
@@ -284,18 +284,29 @@ def write_config(
     return path
 
 
-def jupyter_servers(config_path: Path | None = None) -> list[tuple[str, str | None]]:
-    """The config file's `jupyter_servers` as (url, token) pairs; SettingsError when malformed.
+class JupyterServerEntry(NamedTuple):
+    """One `jupyter_servers` entry of the config file."""
 
-    The error never contains a token: only the entry's position and what is wrong with it.
+    url: str
+    token: str | None
+    headers: tuple[tuple[str, str], ...]
+
+
+def jupyter_servers(config_path: Path | None = None) -> list[JupyterServerEntry]:
+    """The config file's `jupyter_servers` entries; SettingsError when malformed.
+
+    The error never contains a token or a header value: only the entry's position and what is
+    wrong with it.
     """
+    from crane_server.kernels.remote_headers import headers_from_mapping
+
     path = config_path or default_config_path()
     entries = read_config(path).get(JUPYTER_SERVERS_KEY)
     if entries is None:
         return []
     if not isinstance(entries, list):
         raise SettingsError(f"{path}: {JUPYTER_SERVERS_KEY} must be a list of objects")
-    found: list[tuple[str, str | None]] = []
+    found: list[JupyterServerEntry] = []
     for index, entry in enumerate(entries):
         where = f"{path}: {JUPYTER_SERVERS_KEY}[{index}]"
         if not isinstance(entry, dict) or not isinstance(entry.get("url"), str):
@@ -303,5 +314,6 @@ def jupyter_servers(config_path: Path | None = None) -> list[tuple[str, str | No
         token = entry.get("token")
         if token is not None and not isinstance(token, str):
             raise SettingsError(f"{where}: 'token' must be a string")
-        found.append((entry["url"], token or None))
+        headers = headers_from_mapping(entry["headers"], where) if "headers" in entry else ()
+        found.append(JupyterServerEntry(entry["url"], token or None, headers))
     return found

@@ -33,6 +33,7 @@ from crane_server.kernels.notebook_run import (
 from crane_server.kernels.session import KernelSession
 from crane_server.llm.command_support import add_llm_arguments, run_llm_check
 from crane_server.protocol import CheckResult
+from crane_server.protocol.check import AheadReport
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -217,7 +218,14 @@ def _run_ahead(args: argparse.Namespace) -> int:
     if args.connection_file is not None or args.remote or not str(args.target).endswith(".ipynb"):
         raise DocumentError("--ahead takes a notebook (.ipynb) and starts its own kernel")
     path = Path(args.target)
-    report = asyncio.run(check_ahead(path, run_first=args.run, timeout=args.timeout))
+
+    async def ahead() -> AheadReport:
+        async with HelperPool(enabled=not args.no_helper) as helpers:
+            return await check_ahead(
+                path, run_first=args.run, timeout=args.timeout, helpers=helpers
+            )
+
+    report = asyncio.run(ahead())
     if args.json:
         print(msgspec.json.encode(report).decode())
     if report.error:

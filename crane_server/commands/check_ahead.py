@@ -16,6 +16,7 @@ from crane_server.analysis.engine import CheckOptions, check_cell
 from crane_server.analysis.lookahead import followable, join_cells, results_by_cell
 from crane_server.commands.render import render_result
 from crane_server.errors import DocumentError
+from crane_server.kernels.helper import HelperPool
 from crane_server.kernels.launch import fresh_kernel
 from crane_server.kernels.notebook_run import read_code_cells
 from crane_server.protocol.check import AheadReport
@@ -48,9 +49,17 @@ def leading_import_cells(sources: list[str]) -> int:
 
 
 async def check_ahead(
-    path: Path, *, run_first: int | None = None, timeout: float = 120.0, check_timeout: float = 30.0
+    path: Path,
+    *,
+    run_first: int | None = None,
+    timeout: float = 120.0,
+    check_timeout: float = 30.0,
+    helpers: HelperPool | None = None,
 ) -> AheadReport:
-    """The AheadReport of a notebook (errors of the run become `error`, never a traceback)."""
+    """The AheadReport of a notebook (errors of the run become `error`, never a traceback).
+
+    With `helpers`, pending cells that import a library the kernel has not loaded are walked
+    again by a helper interpreter (the kernel only ran the first cells, so this is common)."""
     sources = read_code_cells(path)
     if not sources:
         raise DocumentError(f"{path}: the notebook has no code cells")
@@ -79,7 +88,7 @@ async def check_ahead(
             return report
         started = time.perf_counter()
         options = CheckOptions(timeout=check_timeout, static_fallback=False)
-        checked = await check_cell(session, joined.source, options=options)
+        checked = await check_cell(session, joined.source, options=options, helpers=helpers)
         elapsed_ms = (time.perf_counter() - started) * 1000.0
         for index, result in results_by_cell(joined, walked, checked).items():
             result.timings["ahead_ms"] = elapsed_ms

@@ -9,7 +9,11 @@ from pathlib import Path
 
 import msgspec
 
-from crane_server.commands.remote_options import add_server_arguments, wants_server
+from crane_server.commands.remote_options import (
+    add_server_arguments,
+    option_headers,
+    wants_server,
+)
 from crane_server.kernels.discovery import default_runtime_dir, discover_kernels
 from crane_server.kernels.remote_server import RemoteKernel, ServerClient, ServerEndpoint
 from crane_server.protocol.kernels import KernelRecord
@@ -81,7 +85,7 @@ def _one_line(text: str) -> str:
 
 def _run_remote(args: argparse.Namespace) -> int:
     """The kernels of one Jupyter Server, from its REST API (nothing is sent to the kernels)."""
-    endpoint = ServerEndpoint.parse(args.server, args.token)
+    endpoint = ServerEndpoint.parse(args.server, args.token, option_headers(args))
     timeout = args.timeout or 5.0
 
     async def listing() -> list[RemoteKernel]:

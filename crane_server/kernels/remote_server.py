@@ -2,8 +2,8 @@
 
 Every httpx error is translated here: a refused token (401/403), an unreachable server and an
 unknown kernel id are `KernelNotFound`, no answer in time is `KernelTimeout`. The token goes
-only into the `Authorization: token ...` header; `display_url` (used in every message) never
-carries it.
+only into the `Authorization: token ...` header (extra headers, `remote_headers.py`, may carry
+other credentials); `display_url` (used in every message) never carries any of them.
 """
 
 from __future__ import annotations
@@ -19,6 +19,12 @@ import httpx
 import msgspec
 
 from crane_server.errors import KernelNotFound, KernelTimeout, SettingsError
+from crane_server.kernels.remote_headers import (
+    HEADERS_ENV,
+    Headers,
+    has_authorization,
+    headers_from_json,
+)
 
 log = logging.getLogger(__name__)
 
@@ -52,13 +58,18 @@ class ServerEndpoint(msgspec.Struct, frozen=True, kw_only=True):
 
     base_url: str
     token: str | None = None
+    # Extra headers (see remote_headers.py): an `Authorization` among them replaces the token's.
+    extra_headers: Headers = ()
 
     @classmethod
-    def parse(cls, url: str, token: str | None = None) -> ServerEndpoint:
+    def parse(
+        cls, url: str, token: str | None = None, headers: Headers | None = None
+    ) -> ServerEndpoint:
         """From a URL as Jupyter prints it; a `?token=` in it is used when no token is given.
 
         With neither, the token comes from the environment variable CRANE_JUPYTER_TOKEN, else
-        from the config file's `jupyter_servers` entry with the same base URL.
+        from the config file's `jupyter_servers` entry with the same base URL. Headers: the
+        given ones, else the JSON object in CRANE_JUPYTER_HEADERS, else the config entry's.
         """
         parts = urlsplit(url.strip())
         if parts.scheme not in ("http", "https") or not parts.hostname:
@@ -72,8 +83,12 @@ class ServerEndpoint(msgspec.Struct, frozen=True, kw_only=True):
             if path.rstrip("/").endswith(suffix):
                 path = path.rstrip("/")[: -len(suffix)]
         base = urlunsplit((parts.scheme, parts.netloc, path.rstrip("/") + "/", "", ""))
-        chosen = token or query_token or os.environ.get(TOKEN_ENV) or _config_token(base)
-        return cls(base_url=base, token=chosen)
+        config_token, config_headers = _config_entry(base)
+        chosen = token or query_token or os.environ.get(TOKEN_ENV) or config_token
+        if headers is None:
+            raw = os.environ.get(HEADERS_ENV)
+            headers = headers_from_json(raw, HEADERS_ENV) if raw else config_headers
+        return cls(base_url=base, token=chosen, extra_headers=headers)
 
     @property
     def display_url(self) -> str:
@@ -82,7 +97,15 @@ class ServerEndpoint(msgspec.Struct, frozen=True, kw_only=True):
 
     @property
     def headers(self) -> dict[str, str]:
-        return {"Authorization": f"token {self.token}"} if self.token else {}
+        found = dict(self.extra_headers)
+        if self.token and not has_authorization(self.extra_headers):
+            found["Authorization"] = f"token {self.token}"
+        return found
+
+    @property
+    def authenticated(self) -> bool:
+        """Does crane present any credential (a token or an Authorization header)?"""
+        return bool(self.token) or has_authorization(self.extra_headers)
 
     def websocket_url(self, kernel_id: str, session_id: str) -> str:
         """`ws(s)://…/api/kernels/{id}/channels?session_id=…` (the token goes in a header)."""
@@ -92,24 +115,23 @@ class ServerEndpoint(msgspec.Struct, frozen=True, kw_only=True):
         return urlunsplit((scheme, parts.netloc, path, urlencode({"session_id": session_id}), ""))
 
 
-def _config_token(base_url: str) -> str | None:
-    """The token of the config file's `jupyter_servers` entry for this base URL, if any."""
+def _config_entry(base_url: str) -> tuple[str | None, Headers]:
+    """The token and headers of the config file's `jupyter_servers` entry for this base URL."""
     from crane_server.settings import jupyter_servers
 
     try:
         entries = jupyter_servers()
     except SettingsError as exc:
         log.info("config file: %s", exc)
-        return None
-    for url, token in entries:
-        parts = urlsplit(url.strip())
+        return None, ()
+    for entry in entries:
+        parts = urlsplit(entry.url.strip())
         if (
-            token
-            and urlunsplit((parts.scheme, parts.netloc, parts.path.rstrip("/") + "/", "", ""))
+            urlunsplit((parts.scheme, parts.netloc, parts.path.rstrip("/") + "/", "", ""))
             == base_url
         ):
-            return token
-    return None
+            return entry.token, entry.headers
+    return None, ()
 
 
 def tls_context() -> ssl.SSLContext:
@@ -134,9 +156,14 @@ def _without_secrets(url: str) -> str:
 
 def refused(endpoint: ServerEndpoint, status: int) -> KernelNotFound:
     """The one-line error for a 401/403 answer."""
-    if endpoint.token:
+    if endpoint.authenticated:
+        what = (
+            "the token"
+            if endpoint.token and not has_authorization(endpoint.extra_headers)
+            else ("the Authorization header")
+        )
         return KernelNotFound(
-            f"the Jupyter server at {endpoint.display_url} refused the token (HTTP {status})"
+            f"the Jupyter server at {endpoint.display_url} refused {what} (HTTP {status})"
         )
     return KernelNotFound(
         f"the Jupyter server at {endpoint.display_url} needs a token (HTTP {status}): "

@@ -17,6 +17,7 @@ from pathlib import Path, PurePosixPath
 from urllib.parse import urlsplit, urlunsplit
 
 from crane_server.errors import CraneError, KernelTimeout
+from crane_server.kernels.remote_headers import headers_from_json
 from crane_server.kernels.remote_server import TOKEN_ENV, Refused, ServerClient, ServerEndpoint
 from crane_server.protocol.lsp import RemoteServer
 from crane_server.settings import jupyter_servers
@@ -50,28 +51,34 @@ def configured_servers(
     env = os.environ if environ is None else environ
     warnings: list[str] = []
     try:
-        from_config = {_base(url): token for url, token in jupyter_servers(config_path)}
+        from_config = {_base(entry.url): entry for entry in jupyter_servers(config_path)}
     except CraneError as exc:
         warnings.append(f"crane: jupyter_servers of the config file ignored: {exc}")
         from_config = {}
     endpoints: list[ServerEndpoint] = []
     seen: set[str] = set()
-    wanted = [(entry.url, entry.token_env) for entry in entries]
-    wanted += [(url, None) for url in from_config]
-    for url, token_env in wanted:
+    wanted = [(entry.url, entry.token_env, entry.headers_env) for entry in entries]
+    wanted += [(url, None, None) for url in from_config]
+    for url, token_env, headers_env in wanted:
         base = _base(url)
         if base in seen:
             continue
         seen.add(base)
         token = env.get(token_env) if token_env else None
-        if token_env and not token:
-            warnings.append(
-                f"crane: server {base}: the variable {token_env} is not set in the language "
-                "server's environment"
-            )
-        token = token or from_config.get(base) or env.get(TOKEN_ENV) or None
+        for variable, value in ((token_env, token), (headers_env, env.get(headers_env or ""))):
+            if variable and not value:
+                warnings.append(
+                    f"crane: server {base}: the variable {variable} is not set in the language "
+                    "server's environment"
+                )
+        config = from_config.get(base)
+        token = token or (config.token if config else None) or env.get(TOKEN_ENV) or None
         try:
-            endpoints.append(ServerEndpoint.parse(base, token))
+            raw = env.get(headers_env) if headers_env else None
+            headers = headers_from_json(raw, headers_env or "") if raw and headers_env else None
+            if headers is None:
+                headers = config.headers if config else ()
+            endpoints.append(ServerEndpoint.parse(base, token, headers))
         except CraneError as exc:
             warnings.append(f"crane: server ignored: {exc}")
     return endpoints, warnings
@@ -87,7 +94,7 @@ def same_path(document_path: str, session_path: str) -> bool:
 
 def explain(endpoint: ServerEndpoint, error: CraneError) -> str:
     """One line for a server the language server could not ask."""
-    if isinstance(error, Refused) and endpoint.token is None:
+    if isinstance(error, Refused) and not endpoint.authenticated:
         return (
             f"the Jupyter server at {endpoint.display_url} needs a token: set the variable "
             f"named by tokenEnv (or {TOKEN_ENV}) in the language server's environment, or "

@@ -45,6 +45,7 @@ from crane_server.kernels.probe_transport import (
     decode_probe_reply,
     probe_missing,
 )
+from crane_server.kernels.remote_headers import Headers
 from crane_server.protocol import NameInventory
 
 log = logging.getLogger(__name__)
@@ -172,17 +173,20 @@ class KernelSession:
         timeout: float = 5.0,
         heartbeat: float = 5.0,
         protocol: str = "v1",
+        headers: Headers | None = None,
     ) -> KernelSession:
         """Attach to kernel `kernel_id` of the Jupyter Server at `server_url` over its websocket.
 
         The same verification as `attach`; KernelNotFound for a refused token, an unknown
         kernel or an unreachable server, KernelTimeout when nothing answers within `timeout`.
         `protocol`: "v1" (the binary subprotocol, JSON if the server declines) or "json".
+        `headers`: extra HTTP headers (see remote_headers.py; default: from the environment or
+        the config file).
         """
         from crane_server.kernels.remote import WebSocketRouter
         from crane_server.kernels.remote_server import ServerClient, ServerEndpoint
 
-        endpoint = ServerEndpoint.parse(server_url, token)
+        endpoint = ServerEndpoint.parse(server_url, token, headers)
         async with ServerClient(endpoint, timeout=timeout) as client:
             await client.kernel(kernel_id)  # 401/403/404 as one clear line, before the socket
         transport: list[WebSocketRouter] = []

@@ -113,7 +113,9 @@ async def _explicit(
         )
         raise KernelNotFound(f"no kernel {kernel_id} on this machine, and {which} ({where})")
     (endpoint,) = found
-    return await registry.attach_remote(endpoint.base_url, kernel_id, endpoint.token)
+    return await registry.attach_remote(
+        endpoint.base_url, kernel_id, endpoint.token, endpoint.extra_headers
+    )
 
 
 async def resolve_binding(
@@ -221,7 +223,10 @@ async def _remote_session(
     (match,) = matches
     try:
         session = await registry.attach_remote(
-            match.endpoint.base_url, match.kernel_id, match.endpoint.token
+            match.endpoint.base_url,
+            match.kernel_id,
+            match.endpoint.token,
+            match.endpoint.extra_headers,
         )
     except CraneError as exc:
         if on_error is not None:

@@ -61,7 +61,11 @@ class KernelRegistry:
         return await asyncio.shield(pending)
 
     async def attach_remote(
-        self, server_url: str, kernel_id: str, token: str | None
+        self,
+        server_url: str,
+        kernel_id: str,
+        token: str | None,
+        headers: tuple[tuple[str, str], ...] | None = None,
     ) -> KernelSession:
         """The session of kernel `kernel_id` of the Jupyter Server at `server_url`."""
         key = Path("api/kernels", kernel_id)  # what a remote session names its location
@@ -76,6 +80,7 @@ class KernelRegistry:
                 token=token,
                 timeout=max(self._attach_timeout, 5.0),
                 heartbeat=self.heartbeat,
+                headers=headers,
             )
             pending = asyncio.ensure_future(self._attach(key, remote))
             self._pending[key] = pending

@@ -97,11 +97,14 @@ class RemoteServer(msgspec.Struct, kw_only=True, rename="camel", forbid_unknown_
 
     `url` is the base URL, without a query: a token never travels over LSP. The token is read
     by the language server from its environment variable `tokenEnv`, else from the config
-    file's `jupyter_servers` entry with the same URL, else from CRANE_JUPYTER_TOKEN.
+    file's `jupyter_servers` entry with the same URL, else from CRANE_JUPYTER_TOKEN. Extra
+    headers (`Authorization: Bearer ...`, a proxy's access header) come from the JSON object
+    in the variable `headersEnv`, else from the config entry's `headers`.
     """
 
     url: ServerUrl
     token_env: EnvName | None = None
+    headers_env: EnvName | None = None
 
 
 class ServerSettings(msgspec.Struct, kw_only=True, rename="camel"):

@@ -235,6 +235,55 @@ def test_a_wrong_token_is_one_line_and_exit_2(
     assert code == 2 and "needs a token" in err and "CRANE_JUPYTER_TOKEN" in err
 
 
+def test_header_authentication_with_a_bearer_header(
+    server: Server,
+    kernel: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Jupyter Server takes `Authorization: Bearer <token>` too: no --token at all here.
+    bearer = f"Authorization: Bearer {TOKEN}"
+    code, out, err = _cli(capsys, "kernels", "--server", server.url, "--header", bearer)
+    assert code == 0 and kernel in out, err
+    cell = tmp_path / "cell.py"
+    cell.write_text("total = df['prices'].sum()\n")
+    argv = ["check", "--server", server.url, "--kernel", kernel, "--header", bearer]
+    code, out, err = _cli(capsys, *argv, str(cell))
+    assert code == 1 and "pandas-missing-column" in out, err
+    # From the environment (a JSON object), over the websocket as well.
+    monkeypatch.setenv("CRANE_JUPYTER_HEADERS", json.dumps({"Authorization": f"Bearer {TOKEN}"}))
+    code, out, err = _cli(capsys, "inspect", "--server", server.url, "--kernel", kernel, "df")
+    assert code == 0 and out.startswith("df  pandas.DataFrame"), err
+    # From the config file's entry.
+    monkeypatch.delenv("CRANE_JUPYTER_HEADERS")
+    config = tmp_path / "config.json"
+    entry = {"url": server.url, "headers": {"Authorization": f"Bearer {TOKEN}"}}
+    config.write_text(json.dumps({"jupyter_servers": [entry]}))
+    monkeypatch.setenv("CRANE_LLM_CONFIG", str(config))
+    code, out, err = _cli(capsys, "kernels", "--server", server.url)
+    assert code == 0 and kernel in out, err
+    assert TOKEN not in out + err
+
+
+def test_a_wrong_or_broken_header_is_one_line_without_its_value(
+    server: Server, kernel: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    wrong = "Bearer not-the-token-77c1"
+    argv = ["inspect", "--server", server.url, "--kernel", kernel, "df"]
+    code, out, err = _cli(capsys, *argv, "--header", f"Authorization: {wrong}")
+    assert code == 2
+    assert err.count("\n") == 1 and "refused the Authorization header (HTTP 403)" in err
+    assert wrong not in out + err
+    secret = "s3cret-header-value"
+    monkeypatch.setenv("CRANE_JUPYTER_HEADERS", json.dumps({"X-Proxy": f"{secret}\r\nX-Evil: 1"}))
+    code, out, err = _cli(capsys, "kernels", "--server", server.url)
+    assert code == 2 and err.count("\n") == 1 and "X-Proxy holds a line break" in err
+    assert secret not in out + err
+    code, _, err = _cli(capsys, *argv, "--header", "no colon here")
+    assert code == 2 and "--header takes 'Name: value'" in err
+
+
 def test_an_unknown_or_deleted_kernel_is_a_clear_error(
     server: Server, capsys: pytest.CaptureFixture[str]
 ) -> None:

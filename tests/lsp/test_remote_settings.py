@@ -70,6 +70,40 @@ def test_token_precedence_environment_then_config_file(tmp_path: Path) -> None:
     assert len(warnings) == 1 and SECRET not in warnings[0]
 
 
+def test_headers_from_the_variable_headers_env_names_or_the_config_file(tmp_path: Path) -> None:
+    config = tmp_path / "config.json"
+    config.write_text(
+        json.dumps(
+            {"jupyter_servers": [{"url": "http://hub:8000/user/ana/", "headers": {"X-Proxy": "p"}}]}
+        )
+    )
+    entries = [
+        RemoteServer(url="http://gpu:8888/", headers_env="GPU_HEADERS"),
+        RemoteServer(url="http://hub:8000/user/ana/"),
+    ]
+    bearer = json.dumps({"Authorization": f"Bearer {SECRET}"})
+    endpoints, warnings = configured_servers(
+        entries, config_path=config, environ={"GPU_HEADERS": bearer}
+    )
+    assert warnings == []
+    assert endpoints[0].headers == {"Authorization": f"Bearer {SECRET}"}  # no token header added
+    assert endpoints[0].authenticated
+    assert endpoints[1].extra_headers == (("X-Proxy", "p"),)
+    # an unset variable and a broken value: one warning each, never the value
+    endpoints, warnings = configured_servers(entries, config_path=config, environ={})
+    assert len(warnings) == 1 and "GPU_HEADERS is not set" in warnings[0]
+    broken = json.dumps({"X-Proxy": f"{SECRET}\nHost: evil"})
+    endpoints, warnings = configured_servers(
+        entries, config_path=config, environ={"GPU_HEADERS": broken}
+    )
+    assert [e.base_url for e in endpoints] == ["http://hub:8000/user/ana/"]
+    assert len(warnings) == 1 and "line break" in warnings[0] and SECRET not in warnings[0]
+    settings, warnings = decode_settings(
+        {"servers": [{"url": "http://gpu:8888/", "headersEnv": "GPU_HEADERS"}]}
+    )
+    assert warnings == [] and settings.servers[0].headers_env == "GPU_HEADERS"
+
+
 def test_a_session_path_matches_the_documents_tail_part_by_part() -> None:
     assert same_path("/home/ana/work/analysis.ipynb", "work/analysis.ipynb")
     assert same_path("/home/ana/work/analysis.ipynb", "analysis.ipynb")

@@ -20,11 +20,13 @@ export interface CraneSettings {
 /**
  * A Jupyter Server (or Enterprise Gateway, or a JupyterHub user's server) crane-server asks for
  * the kernel of a notebook. The token is never a setting: crane-server reads it from its own
- * environment variable `tokenEnv` (default CRANE_JUPYTER_TOKEN) or its config file.
+ * environment variable `tokenEnv` (default CRANE_JUPYTER_TOKEN) or its config file; extra
+ * headers (`Authorization: Bearer ...`) from the JSON object in the variable `headersEnv`.
  */
 export interface RemoteServer {
   url: string;
   tokenEnv?: string;
+  headersEnv?: string;
 }
 
 /** What the server accepts as `initializationOptions` and `settings.crane` (protocol/README.md). */
@@ -65,10 +67,12 @@ export function readServers(raw: unknown): { servers: RemoteServer[]; problems: 
     const keys = typeof entry === "object" && entry !== null ? Object.keys(entry) : [];
     const ok =
       keys.length > 0 &&
-      keys.every((key) => key === "url" || key === "tokenEnv") &&
+      keys.every((key) => key === "url" || key === "tokenEnv" || key === "headersEnv") &&
       typeof item.url === "string" &&
       SERVER_URL.test(item.url.trim()) &&
-      (item.tokenEnv === undefined || (typeof item.tokenEnv === "string" && ENV_NAME.test(item.tokenEnv)));
+      [item.tokenEnv, item.headersEnv].every(
+        (name) => name === undefined || (typeof name === "string" && ENV_NAME.test(name)),
+      );
     if (!ok) {
       problems.push(
         `crane.servers[${index}]: ignored; give {"url": "http(s)://host:port/base/", "tokenEnv": "VARIABLE"} ` +
@@ -76,7 +80,10 @@ export function readServers(raw: unknown): { servers: RemoteServer[]; problems: 
       );
       return;
     }
-    servers.push(item.tokenEnv ? { url: (item.url as string).trim(), tokenEnv: item.tokenEnv as string } : { url: (item.url as string).trim() });
+    const server: RemoteServer = { url: (item.url as string).trim() };
+    if (item.tokenEnv) server.tokenEnv = item.tokenEnv as string;
+    if (item.headersEnv) server.headersEnv = item.headersEnv as string;
+    servers.push(server);
   });
   if (raw.length > MAX_SERVERS) problems.push(`crane.servers: only the first ${MAX_SERVERS} servers are used`);
   return { servers, problems };

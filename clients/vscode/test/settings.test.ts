@@ -70,7 +70,11 @@ describe("toServerSettings", () => {
 
 describe("crane.servers", () => {
   it("passes valid servers to crane-server, only when there are some", () => {
-    const raw = [{ url: "https://hub.example.org/user/ana/", tokenEnv: "HUB_TOKEN" }, { url: "http://127.0.0.1:8888/" }];
+    const raw = [
+      { url: "https://hub.example.org/user/ana/", tokenEnv: "HUB_TOKEN" },
+      { url: "http://127.0.0.1:8888/" },
+      { url: "https://proxy.example.org/", headersEnv: "PROXY_HEADERS" },
+    ];
     const { settings, problems } = readSettings((key) => (key === "servers" ? raw : undefined));
     assert.deepStrictEqual(problems, []);
     assert.deepStrictEqual(toServerSettings(settings).servers, raw);
@@ -84,11 +88,12 @@ describe("crane.servers", () => {
       { url: `http://gpu:8888/?token=${secret}` },
       { url: "ftp://gpu/" },
       { url: "http://gpu:8888/", tokenEnv: "NOT A NAME" },
+      { url: "http://gpu:8888/", headersEnv: `{"Authorization": "${secret}"}` },
       "http://gpu:8888/",
       { url: "http://ok:8888/" },
     ]);
     assert.deepStrictEqual(servers, [{ url: "http://ok:8888/" }]);
-    assert.strictEqual(problems.length, 5);
+    assert.strictEqual(problems.length, 6);
     assert.ok(problems.every((p) => !p.includes(secret)));
     assert.deepStrictEqual(readServers("http://gpu:8888/").servers, []);
   });
