@@ -2021,3 +2021,76 @@ CASES += [
         None,
     ),
 ]
+
+# DataLoaders over a user Dataset: __len__ and __getitem__(0) are walked, the batch is that
+# item stacked; a crash inside __getitem__ counts only when index 0 is read first.
+USER_DATA = (
+    TORCH
+    + """
+from torch.utils.data import DataLoader, Dataset
+
+class Pairs(Dataset):
+    def __init__(self, features, labels):
+        self.features = features
+        self.labels = labels
+
+    def __len__(self):
+        return len(self.features)
+
+    def __getitem__(self, index):
+        return self.features[index].float(), self.labels[index]
+
+class Broken(Pairs):
+    def __getitem__(self, index):
+        return self.features[index][20], self.labels[index]
+
+features = torch.ones(20, 10)
+onehot = torch.eye(3)[torch.arange(20) % 3]
+classes = torch.arange(20) % 3
+onehot_loader = DataLoader(Pairs(features, onehot.long()), batch_size=4, shuffle=True)
+class_loader = DataLoader(Pairs(features, classes), batch_size=4, shuffle=True)
+wide_loader = DataLoader(Pairs(torch.ones(20, 12), classes), batch_size=4)
+broken_in_order = DataLoader(Broken(features, classes), batch_size=4)
+broken_shuffled = DataLoader(Broken(features, classes), batch_size=4, shuffle=True)
+loss_fn = nn.CrossEntropyLoss()
+"""
+)
+CASES += [
+    RuleCase(
+        "user-dataset-one-hot-long-labels-into-cross-entropy",
+        USER_DATA,
+        "for x, y in onehot_loader:\n    loss = loss_fn(layer(x), y)",
+        "torch-loss-input",
+        "RuntimeError",
+        2,
+    ),
+    RuleCase(
+        "user-dataset-class-labels-into-cross-entropy",
+        USER_DATA,
+        "for x, y in class_loader:\n    loss = loss_fn(layer(x), y)\n    loss.backward()",
+        None,
+    ),
+    RuleCase(
+        "user-dataset-items-wider-than-the-layer",
+        USER_DATA,
+        "x, y = next(iter(wide_loader))\nlayer(x)",
+        "torch-shape-mismatch",
+        "RuntimeError",
+        2,
+    ),
+    RuleCase(
+        "user-dataset-getitem-crash-read-first",
+        USER_DATA,
+        "for x, y in broken_in_order:\n    layer(x)",
+        "torch-index-out-of-range",
+        "IndexError",
+        1,
+    ),
+    RuleCase(
+        "user-dataset-getitem-crash-shuffled-not-claimed-but-run-crashes-the-same",
+        USER_DATA,
+        "batches = 0\nfor x, y in broken_shuffled:\n    batches += 1",
+        None,
+        "IndexError",
+    ),
+]

@@ -81,6 +81,11 @@ class StopWalk(Exception):
     """The first certain crash was found (or the budget ran out): stop walking."""
 
 
+class MutedCrash(Exception):
+    """A crash found in a walk whose findings are not certain for the run (a dataset item at
+    a representative index): the walked call's value is unknown, nothing is reported."""
+
+
 class Flow(Exception):
     """break / continue / return inside the walked code."""
 
@@ -179,6 +184,8 @@ class Checker:
         self.local_names: Set[str] = set()
         self.returned: List[Any] = []
         self.active_functions: Set[int] = set()
+        # Set on child checkers whose crashes are not certain for the run (see MutedCrash).
+        self.muted = False
 
     # ----------------------------------------------------------------- results
 
@@ -186,6 +193,8 @@ class Checker:
         """Record a certain crash and stop; drop it when the path is not certain."""
         if not self.certain or shadows.shadow_limit_message(outcome.message):
             return
+        if self.muted:
+            raise MutedCrash()
         if self.report_at is not None:
             outcome.node = None
             outcome.replace_node = None
@@ -214,6 +223,7 @@ class Checker:
         kid.budget_spent = self.budget_spent
         kid.certain = self.certain
         kid.active_functions = self.active_functions | {id(node)}
+        kid.muted = self.muted
         kid.report_at = (
             self.report_at if self.report_at is not None else (None if in_cell else call_node)
         )
@@ -221,6 +231,34 @@ class Checker:
         kid.env = dict(bound)
         kid.cell_bound = set()
         return kid
+
+    def walk_user_method(
+        self, obj: Any, name: str, args: List[Any], node: ast.AST, muted: bool = False
+    ) -> Any:
+        """The value `obj.name(*args)` returns, walking the user-defined method (never calling
+        it); UNKNOWN when it cannot be followed. Rules use it for library calls that call back
+        into the user's class (a DataLoader asking its Dataset for an item). `muted`: a crash
+        inside is not certain for the run, so it makes the value unknown instead."""
+        method = _static_attribute(obj, name)
+        if method is None or not self.certain:
+            return UNKNOWN
+        user = UserFunction(
+            name,
+            _function_globals(method),
+            _defines_globals(method),
+            func=method,
+            bound_self=Val(obj, origin="namespace", live=True),
+        )
+        was_muted = self.muted
+        self.muted = self.muted or muted
+        try:
+            return calls.walk_call(self, user, args, {}, node, False)
+        except MutedCrash:
+            if was_muted:
+                raise
+            return UNKNOWN
+        finally:
+            self.muted = was_muted
 
     def run_function(self) -> Any:
         """Walk the body; the returned value when certain, else UNKNOWN."""
@@ -1238,7 +1276,7 @@ class Checker:
         builtin = purity.pure_builtin(func)
         start = _enumerate_start(site) if builtin == "enumerate" else None
         if start is not None:
-            batch = rules_torch.loader_batch(site.args[0].obj)
+            batch = rules_torch.loader_batch(site.args[0].obj, self, site.node)
             if batch is not None:
                 batch = shadows.shadow_batch(batch)
             if batch is not None:
@@ -1295,7 +1333,7 @@ class Checker:
         """The first items of a tracked iterable and whether they are all of them."""
         if not isinstance(value, Val):
             return None, False
-        items = rules_python.iteration_items(value, MAX_UNROLL)
+        items = rules_python.iteration_items(value, MAX_UNROLL, self)
         if items is None:
             return None, False
         listed, complete = items

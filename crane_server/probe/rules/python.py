@@ -300,8 +300,10 @@ def _exact_groupby(value: Val) -> bool:
     )
 
 
-def iteration_items(value: Val, cap: int) -> Optional[Tuple[List[Any], bool]]:
-    """The first `cap` items a for-loop over this value would see, and whether that is all."""
+def iteration_items(value: Val, cap: int, chk: Any = None) -> Optional[Tuple[List[Any], bool]]:
+    """The first `cap` items a for-loop over this value would see, and whether that is all.
+
+    `chk`: the walk, for a DataLoader over a user Dataset (its `__getitem__` is walked)."""
     obj = value.obj
     tp = type(obj)
     items: Optional[List[Any]] = None
@@ -347,9 +349,12 @@ def iteration_items(value: Val, cap: int) -> Optional[Tuple[List[Any], bool]]:
                 total = int(obj.ngroups)
                 items = list(itertools.islice(iter(obj), cap))
             else:
+                from ..shadows import shadow_batch
                 from .torch import loader_batch
 
-                batch = loader_batch(obj)
+                batch = loader_batch(obj, chk)
+                if batch is not None:
+                    batch = shadow_batch(batch)  # copies: the batch is never a view of user data
                 if batch is not None:
                     # One representative batch; the loop's later iterations are not judged.
                     return [Val(batch, origin="standin")], False

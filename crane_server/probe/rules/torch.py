@@ -14,7 +14,7 @@ from typing import Any, List, Optional
 from .. import shadows
 from ..outcomes import CallSite, Raise, Result
 from ..shadows import from_namespace
-from ..values import UNKNOWN, BoundMethod, Val, as_dict, is_tensor, loaded
+from ..values import UNKNOWN, BoundMethod, Val, as_dict, is_tensor, loaded, type_root
 
 SAFE_LAYERS = frozenset(
     """Linear Bilinear Conv1d Conv2d Conv3d ConvTranspose1d ConvTranspose2d Embedding ReLU ReLU6
@@ -58,11 +58,13 @@ def on_attribute(chk: Any, node: ast.Attribute, base: Val) -> Any:
     return None
 
 
-def loader_batch(loader: Any) -> Optional[Any]:
+def loader_batch(loader: Any, chk: Any = None, node: Any = None) -> Optional[Any]:
     """One batch shaped like those a DataLoader over tensors yields, built without iterating it.
 
-    Only for the default collate over a TensorDataset (or a Subset of one): the rows are the
+    For the default collate over a TensorDataset (or a Subset of one): the rows are the
     first ones rather than a shuffled pick, so shapes and dtypes are exact, values are not.
+    Over a user Dataset (with `chk`, the walk): its `__getitem__(0)` is walked, never called,
+    and the batch is that item repeated (see `_user_dataset_batch`).
     """
     data = loaded("torch.utils.data")
     if data is None or type(loader) is not getattr(data, "DataLoader", None):
@@ -79,12 +81,74 @@ def loader_batch(loader: Any) -> Optional[Any]:
         indices = list(dataset.indices[:batch_size])
         dataset = dataset.dataset
     if type(dataset) is not getattr(data, "TensorDataset", None):
+        if indices is None and chk is not None:
+            return _user_dataset_batch(chk, loader, dataset, batch_size, node)
         return None
     tensors = dataset.tensors
     if indices is None:
         rows = min(batch_size, len(tensors[0]))
         return [t[:rows] for t in tensors]
     return [t[indices] for t in tensors]
+
+
+# A user Dataset's item is batched for real up to this many elements, else on the meta device.
+USER_BATCH_ELEMENTS = 1_000_000
+
+
+def _user_dataset_batch(
+    chk: Any, loader: Any, dataset: Any, batch_size: int, node: Any
+) -> Optional[List[Any]]:
+    """The first batch of a DataLoader over a user Dataset, as the default collate builds it:
+    `__getitem__(0)` and `__len__()` are walked (never called), and the item's tensors are
+    stacked `batch_size` times (fewer when the dataset is shorter). Shapes and dtypes are those
+    of the run when every item has the same shape; values are not. A crash inside
+    `__getitem__` is reported only when the loader reads index 0 first (no shuffling)."""
+    data = loaded("torch.utils.data")
+    torch = loaded("torch")
+    if data is None or torch is None:
+        return None
+    # issubclass on the exact type (isinstance would read a user `__class__`)
+    if not issubclass(type(dataset), data.Dataset) or type_root(type(dataset)) == "torch":
+        return None
+    if loader.batch_sampler is None or type(loader.batch_sampler) is not data.BatchSampler:
+        return None
+    sequential = type(loader.sampler) is data.SequentialSampler
+    if not sequential and type(loader.sampler) is not data.RandomSampler:
+        return None
+    where = node if node is not None else ast.Pass()
+    length = chk.walk_user_method(dataset, "__len__", [], where, muted=True)
+    if not isinstance(length, Val) or type(length.obj) is not int or length.obj < 1:
+        return None
+    item = chk.walk_user_method(dataset, "__getitem__", [Val(0)], where, muted=not sequential)
+    if not isinstance(item, Val) or item.fake or item.live or item.sampled:
+        return None
+    rows = min(batch_size, length.obj)
+    if not (type(item.obj) is tuple or type(item.obj) is list) or not item.obj:
+        return None  # a bare tensor or a dict item: not modelled
+    batched = [_stacked(torch, field, rows) for field in item.obj]
+    if any(b is None for b in batched):
+        return None
+    return batched
+
+
+def _stacked(torch: Any, field: Any, rows: int) -> Any:
+    """What the default collate makes of `rows` copies of one item's field (None: unsure)."""
+    np = loaded("numpy")
+    kind = type(field)
+    if kind is bool:
+        return None
+    if kind is int:
+        return torch.full((rows,), field, dtype=torch.int64)
+    if kind is float:
+        return torch.full((rows,), field, dtype=torch.float64)
+    if np is not None and kind is np.ndarray and field.dtype.kind in "biuf":
+        field = torch.from_numpy(np.array(field, copy=True))
+    if not is_tensor(field) or type(field) is not torch.Tensor or field.is_meta:
+        return None
+    shape = (rows, *tuple(field.shape))
+    if field.numel() * rows > USER_BATCH_ELEMENTS:
+        return torch.empty(shape, dtype=field.dtype, device="meta")
+    return field.detach().unsqueeze(0).expand(shape).clone()
 
 
 def on_subscript(chk: Any, node: ast.Subscript, base: Val, key: Any) -> Any:
@@ -265,7 +329,7 @@ class FirstBatch:
         self.batch = batch
 
 
-def _first_batch(site: CallSite) -> Any:
+def _first_batch(chk: Any, site: CallSite) -> Any:
     """`next(iter(loader))`: the batch a DataLoader over tensors yields first (a stand-in:
     shapes and dtypes exact, values not)."""
     import builtins
@@ -277,7 +341,7 @@ def _first_batch(site: CallSite) -> Any:
     if not isinstance(given, Val):
         return None
     if func.obj is builtins.iter:
-        batch = loader_batch(given.obj)
+        batch = loader_batch(given.obj, chk, site.node)
         if batch is not None:
             batch = shadows.shadow_batch(batch)
         return Result(Val(FirstBatch(batch), origin="standin")) if batch is not None else None
@@ -289,7 +353,7 @@ def _first_batch(site: CallSite) -> Any:
 def on_call(chk: Any, site: CallSite) -> Any:
     func = site.func
     nn = loaded("torch.nn")
-    first = _first_batch(site)
+    first = _first_batch(chk, site)
     if first is not None:
         return first
     if isinstance(func, BoundMethod) and func.name in DEVICE_MOVES:
