@@ -2094,3 +2094,61 @@ CASES += [
         "IndexError",
     ),
 ]
+
+# A user function or lambda handed to apply/map is walked on the first value pandas passes.
+APPLY = (
+    FRAME
+    + """
+df["When"] = pd.to_datetime(["2024-01-01", "2024-02-01", "2024-03-01", "2024-04-01"])
+def amount_of(row):
+    return row["Amount"] * 2
+"""
+)
+CASES += [
+    RuleCase(
+        "apply-row-function-without-axis-1",
+        APPLY,
+        "doubled = df.apply(lambda row: row['Amount'] * 2)",
+        "pandas-missing-key",
+        "KeyError",
+    ),
+    RuleCase(
+        "apply-row-function-with-axis-1",
+        APPLY,
+        "doubled = df.apply(lambda row: row['Amount'] * 2, axis=1)\ndoubled.sum()",
+        None,
+    ),
+    RuleCase(
+        "apply-named-row-function-without-axis",
+        APPLY,
+        "doubled = df.apply(amount_of)",
+        "pandas-missing-key",
+        "KeyError",
+    ),
+    RuleCase(
+        "map-text-method-on-numbers",
+        APPLY,
+        "df['Amount'].map(lambda x: x.lower())",
+        "python-missing-attribute",
+        "AttributeError",
+    ),
+    RuleCase(
+        "map-text-method-on-text",
+        APPLY,
+        "df['City'].map(lambda x: x.lower())",
+        None,
+    ),
+    RuleCase(
+        "apply-on-timestamps",
+        APPLY,
+        "months = df['When'].apply(lambda d: d.month)\nmonths.sum()",
+        None,
+    ),
+    RuleCase(
+        "apply-adds-a-number-to-text",
+        APPLY,
+        "df['City'].apply(lambda x: x + 1)",
+        "python-type-error",
+        "TypeError",
+    ),
+]

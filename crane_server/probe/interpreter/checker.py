@@ -260,6 +260,18 @@ class Checker:
         finally:
             self.muted = was_muted
 
+    def walk_user_callable(self, func: Any, args: List[Any], node: ast.AST) -> Any:
+        """The value a user function or lambda returns for `args`, walking its body (never
+        calling it); UNKNOWN when it cannot be followed. A certain crash inside is reported."""
+        target = func.obj if isinstance(func, Val) else None
+        if isinstance(target, types.FunctionType) and rules_python.is_user_callable(target):
+            target = UserFunction(
+                target.__name__, _function_globals(target), _defines_globals(target), func=target
+            )
+        if not isinstance(target, UserFunction) or not self.certain:
+            return UNKNOWN
+        return calls.walk_call(self, target, args, {}, node, False)
+
     def run_function(self) -> Any:
         """Walk the body; the returned value when certain, else UNKNOWN."""
         completed = False
@@ -987,7 +999,10 @@ class Checker:
         return UNKNOWN
 
     def expr_Lambda(self, node: ast.Lambda) -> Any:
-        return Val(UserFunction("<lambda>", tuple(_loaded_names(node.body))), origin="cell")
+        user = UserFunction("<lambda>", tuple(_loaded_names(node.body)))
+        if self.parent is None:  # a lambda in a function closes over its frame: not walked
+            user.node = _lambda_function(node)
+        return Val(user, origin="cell")
 
     def expr_Starred(self, node: ast.Starred) -> Any:
         self.eval(node.value)
@@ -1166,6 +1181,9 @@ class Checker:
         return self.eval(node)
 
     def call(self, site: CallSite) -> Any:
+        handed = rules_pandas.apply_user_function(self, site)
+        if handed is not None:
+            return self.outcome(handed, site.node)
         try:
             values = [
                 v.obj for v in list(site.args) + list(site.kwargs.values()) if isinstance(v, Val)
@@ -1395,6 +1413,17 @@ def _user_function_from_ast(node: Any) -> UserFunction:
     return UserFunction(
         node.name, names, defines, node=node if isinstance(node, ast.FunctionDef) else None
     )
+
+
+def _lambda_function(node: ast.Lambda) -> ast.FunctionDef:
+    """A lambda as the function it is: `def <lambda>(args): return body`, at its place."""
+    body = ast.Return(value=node.body)
+    ast.copy_location(body, node.body)
+    function = ast.FunctionDef(
+        name="<lambda>", args=node.args, body=[body], decorator_list=[], returns=None
+    )
+    ast.copy_location(function, node)
+    return function
 
 
 def _static_attribute(obj: Any, name: str) -> Any:

@@ -8,6 +8,7 @@ from typing import Any, List, Optional
 from ..outcomes import CallSite, Raise, Result
 from ..purity import PANDAS_IMPURE_METHODS
 from ..values import (
+    LIBRARY_ROOTS,
     UNKNOWN,
     BoundMethod,
     Val,
@@ -598,6 +599,74 @@ def _conversion_facts(sample: Any) -> List[str]:
         "dtype %s; example values: %s" % (sample.dtype, ", ".join(examples)),
         "NaN values in sample: %d" % int(sample.isna().sum()),
     ]
+
+
+# Methods that call a function on each element (Series) or each column or row (DataFrame).
+ELEMENT_CALLERS = frozenset({"apply", "map"})
+
+
+def apply_user_function(chk: Any, site: CallSite) -> Any:
+    """`series.apply(f)`, `series.map(f)`, `frame.apply(f[, axis=1])` with a user function or
+    lambda: pandas calls it first on the first element (the first column, the first row), so
+    its body is walked on that value; a crash there is the crash of the call. The call's result
+    is not computed. None for anything else (the usual path judges it)."""
+    func = site.func
+    if not isinstance(func, BoundMethod) or func.name not in ELEMENT_CALLERS or site.has_star:
+        return None
+    receiver = func.receiver
+    obj = receiver.obj
+    if receiver.live or receiver.fake or not (is_series(obj) or is_dataframe(obj)):
+        return None
+    given = site.arg(0, "func" if func.name == "apply" else "arg")
+    if not isinstance(given, Val) or not _user_callable_value(given):
+        return None
+    allowed = {"axis"} if is_dataframe(obj) else set()
+    if set(site.kwargs) - allowed - {"func", "arg"} or len(site.args) > 1:
+        return Result(UNKNOWN)  # args=, raw=, na_action=, result_type=: not modelled
+    first = _first_argument(receiver, site.kwargs.get("axis"))
+    if first is None:
+        return Result(UNKNOWN)
+    chk.walk_user_callable(given, [first], site.node)
+    return Result(UNKNOWN)
+
+
+def _user_callable_value(value: Val) -> bool:
+    import types
+
+    from ..values import UserFunction
+
+    target = value.obj
+    if isinstance(target, UserFunction):
+        return True
+    module = getattr(target, "__module__", None) if type(target) is types.FunctionType else None
+    return type(target) is types.FunctionType and (module or "__main__").split(".", 1)[0] not in (
+        LIBRARY_ROOTS
+    )
+
+
+def _first_argument(receiver: Val, axis: Any) -> Optional[Val]:
+    """What pandas hands the function first: element 0, column 0, or row 0 (axis=1). A column
+    of a sampled frame is itself a sample of the column (its true length travels along)."""
+    obj = receiver.obj
+    if len(obj) == 0:
+        return None
+    if is_series(obj):
+        # pandas hands the function boxed Python values (a float, an int, a Timestamp)
+        item = obj.iloc[:1].astype(object).iloc[0]
+        return Val(item) if is_plain_data(item) or is_library_object(item) else None
+    direction = axis.obj if isinstance(axis, Val) else 0
+    by_row = (type(direction) is int and direction == 1) or (
+        type(direction) is str and direction == "columns"
+    )
+    by_column = (type(direction) is int and direction == 0) or (
+        type(direction) is str and direction == "index"
+    )
+    if by_row:
+        return Val(obj.iloc[0].copy())
+    if by_column and obj.shape[1]:
+        column = obj.iloc[:, 0].copy()
+        return Val(column, sampled=receiver.sampled, rows=receiver.rows)
+    return None
 
 
 def set_item(chk: Any, target: ast.Subscript, base: Any, key: Any, value: Any) -> Any:
