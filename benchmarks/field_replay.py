@@ -163,6 +163,26 @@ SOURCES: tuple[Source, ...] = (
             "wide_data_lineplot",
         )
     ),
+    # statsmodels (not its own example notebooks: those are kept aside)
+    *(
+        Source(f"time-series-forecasting/{name}.ipynb", "statsmodels")
+        for name in (
+            "CH02/CH02",
+            "CH03/CH03",
+            "CH04/CH04",
+            "CH05/CH05",
+            "CH07/CH07",
+            "CH08/CH08",
+            "CH09/CH09",
+            "CH11/CH11",
+            "CH03/CH03_exercises_solution",
+            "CH04/CH04_exercises_solution",
+            "CH05/CH05_exercises_solution",
+            "CH07/CH07_exercises_solution",
+            "CH08/CH08_exercises_solution",
+            "CH09/CH09_exercises_solution",
+        )
+    ),
     # boosting
     Source("xgboost/demo/guide-python/sklearn_evals_result.py", "boosting"),
     Source("xgboost/demo/guide-python/cat_pipeline.py", "boosting"),

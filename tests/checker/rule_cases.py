@@ -2152,3 +2152,76 @@ CASES += [
         "TypeError",
     ),
 ]
+
+# A write into a folder that does not exist: each writer's own error.
+WRITERS = (
+    FRAME
+    + """
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import os
+import torch
+import joblib
+"""
+)
+CASES += [
+    RuleCase(
+        "open-for-writing-in-a-missing-folder",
+        WRITERS,
+        "with open('results/summary.txt', 'w') as out:\n    out.write('done')",
+        "python-missing-folder",
+        "FileNotFoundError",
+    ),
+    RuleCase(
+        "savefig-into-a-missing-folder",
+        WRITERS,
+        "plt.plot([1, 2])\nplt.savefig('figures/trend.png')",
+        "python-missing-folder",
+        "FileNotFoundError",
+        2,
+    ),
+    RuleCase(
+        "figure-savefig-into-a-missing-folder",
+        WRITERS,
+        "fig, ax = plt.subplots()\nax.plot([1, 2])\nfig.savefig('figures/trend.png')",
+        "python-missing-folder",
+        "FileNotFoundError",
+        3,
+    ),
+    RuleCase(
+        "to-csv-into-a-missing-folder",
+        WRITERS,
+        "df.to_csv('output/submission.csv', index=False)",
+        "python-missing-folder",
+        "OSError",
+    ),
+    RuleCase(
+        "np-save-into-a-missing-folder",
+        WRITERS,
+        "np.save('arrays/amounts.npy', np.zeros(3))",
+        "python-missing-folder",
+        "FileNotFoundError",
+    ),
+    RuleCase(
+        "torch-save-into-a-missing-folder",
+        WRITERS,
+        "torch.save({'w': torch.ones(2)}, 'checkpoints/model.pt')",
+        "python-missing-folder",
+        "RuntimeError",
+    ),
+    RuleCase(
+        "joblib-dump-into-a-missing-folder",
+        WRITERS,
+        "joblib.dump({'w': 1}, 'models/model.joblib')",
+        "python-missing-folder",
+        "FileNotFoundError",
+    ),
+    RuleCase(
+        "folder-made-first",
+        WRITERS,
+        "os.makedirs('output', exist_ok=True)\ndf.to_csv('output/submission.csv', index=False)",
+        None,
+    ),
+    RuleCase("write-in-the-working-folder", WRITERS, "df.to_csv('submission.csv')", None),
+]

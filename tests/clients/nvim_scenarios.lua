@@ -122,6 +122,29 @@ function scenarios.server_exits()
   return true
 end
 
+-- A kernel on a Jupyter Server: the server is in the plugin's settings (URL only, the token
+-- in the environment crane-server inherits), and :CraneAttach takes the kernel's id.
+function scenarios.remote()
+  crane.setup({
+    cmd = vim.fn.json_decode(os.getenv("CRANE_CMD")),
+    settings = { debounce_ms = 50, servers = vim.fn.json_decode(os.getenv("CRANE_SERVERS")) },
+    notify = function(message, level)
+      table.insert(messages, { message = message, level = level })
+      emit({ event = "notify", message = message, level = level })
+    end,
+  })
+  vim.cmd("edit " .. vim.fn.fnameescape(os.getenv("CRANE_FILE")))
+  local bufnr = vim.api.nvim_get_current_buf()
+  wait_client(bufnr)
+  vim.cmd("CraneAttach " .. os.getenv("CRANE_KERNEL_ID"))
+  local arrived = vim.wait(timeout, function()
+    return #crane_diagnostics(bufnr) > 0
+  end, 20)
+  emit({ event = "diagnostics", arrived = arrived, diagnostics = crane_diagnostics(bufnr),
+         status = crane.status(bufnr), messages = messages })
+  return arrived
+end
+
 -- Pure helpers: what :CraneAttach sends, and the statusline text.
 function scenarios.units()
   setup({ "/nonexistent/bin/crane-server", "--stdio" })

@@ -193,3 +193,44 @@ def test_missing_column_diagnostic_arrives_clears_and_kernel_death_is_told_once(
         if run.process.poll() is None:
             run.process.kill()
             run.process.wait(timeout=5)
+
+
+@pytest.mark.kernel
+def test_a_kernel_on_a_jupyter_server_attached_by_id_gets_its_error(
+    tmp_path: Path, script: Path
+) -> None:
+    import asyncio
+
+    from tests.kernels.test_remote import TOKEN, _execute, _start_server
+
+    (tmp_path / "jupyter").mkdir()
+    servers = _start_server(tmp_path / "jupyter")
+    server = next(servers)
+    try:
+        kernel_id = server.start_kernel()
+        asyncio.run(
+            _execute(server.url, kernel_id, "import pandas as pd\ndf = pd.DataFrame({'a': [1]})")
+        )
+        run = NvimRun(
+            tmp_path,
+            "remote",
+            CRANE_FILE=str(script),
+            CRANE_CMD=json.dumps(SERVER_CMD),
+            CRANE_SERVERS=json.dumps([{"url": server.url, "tokenEnv": "CRANE_TEST_HUB_TOKEN"}]),
+            CRANE_KERNEL_ID=kernel_id,
+            CRANE_TEST_HUB_TOKEN=TOKEN,
+        )
+        try:
+            arrived = run.wait_event("diagnostics")
+            assert arrived["arrived"] is True, arrived
+            diagnostics = arrived["diagnostics"]
+            assert [d["lnum"] for d in diagnostics] == [MISSING_COLUMN_LINE], diagnostics
+            assert diagnostics[0]["severity"] == 1  # Error
+            assert not any(TOKEN in m["message"] for m in arrived["messages"])
+            assert run.finish() == 0
+        finally:
+            if run.process.poll() is None:
+                run.process.kill()
+                run.process.wait(timeout=5)
+    finally:
+        servers.close()

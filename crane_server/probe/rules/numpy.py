@@ -127,6 +127,19 @@ def on_call(chk: Any, site: CallSite) -> Any:
     drawn = _seeded_generator(chk, site)
     if drawn is not None:
         return drawn
+    writer = getattr(func.obj, "__name__", "") if isinstance(func, Val) else ""
+    if (
+        writer in NUMPY_WRITERS
+        and isinstance(func, Val)
+        and func.obj is getattr(np, writer, None)
+        and not chk.files_unreliable
+    ):
+        from .python import missing_folder
+
+        target = site.arg(0, "fname" if writer == "savetxt" else "file")
+        found = missing_folder(target, site, "FileNotFoundError")
+        if found is not None:
+            return found
     if (
         isinstance(func, Val)
         and getattr(func.obj, "__name__", "") == "savetxt"
@@ -177,6 +190,8 @@ def on_call(chk: Any, site: CallSite) -> Any:
     return None
 
 
+# Functions that write their first argument's path (numpy adds no extension to a folder).
+NUMPY_WRITERS = frozenset({"save", "savez", "savez_compressed", "savetxt"})
 # Draws of numpy.random.Generator / RandomState evaluated on the walk's own generator.
 DRAWS = frozenset(
     """integers random normal uniform choice permutation standard_normal binomial poisson

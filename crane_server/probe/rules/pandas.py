@@ -296,6 +296,9 @@ def _drop_columns(site: CallSite) -> Optional[Any]:
 
 def on_call(chk: Any, site: CallSite) -> Any:
     func = site.func
+    written = write_into_missing_folder(chk, site)
+    if written is not None:
+        return written
     if isinstance(func, BoundMethod) and _is_frame_like(func.receiver.obj):
         return _frame_method(chk, site, func)
     if isinstance(func, Val):
@@ -603,6 +606,24 @@ def _conversion_facts(sample: Any) -> List[str]:
 
 # Methods that call a function on each element (Series) or each column or row (DataFrame).
 ELEMENT_CALLERS = frozenset({"apply", "map"})
+
+
+# Writers that refuse a path whose folder is missing (pandas' own OSError).
+FRAME_WRITERS = frozenset({"to_csv", "to_json", "to_pickle"})
+
+
+def write_into_missing_folder(chk: Any, site: CallSite) -> Any:
+    func = site.func
+    if not isinstance(func, BoundMethod) or func.name not in FRAME_WRITERS:
+        return None
+    if chk.files_unreliable or not (
+        is_dataframe(func.receiver.obj) or is_series(func.receiver.obj)
+    ):
+        return None
+    from .python import missing_folder
+
+    argument = "path_or_buf" if func.name != "to_pickle" else "path"
+    return missing_folder(site.arg(0, argument), site, "OSError")
 
 
 def apply_user_function(chk: Any, site: CallSite) -> Any:

@@ -209,8 +209,30 @@ def _graph_tensor(site: CallSite) -> Any:
     return None
 
 
+def _savefig(chk: Any, site: CallSite) -> Any:
+    """`plt.savefig(path)` / `fig.savefig(path)` into a folder that does not exist."""
+    func = site.func
+    if chk.files_unreliable:
+        return None
+    if isinstance(func, BoundMethod):
+        if func.name != "savefig" or not isinstance(func.receiver.obj, FigurePlaceholder):
+            return None
+    elif not (
+        isinstance(func, Val)
+        and getattr(func.obj, "__name__", "") == "savefig"
+        and (getattr(func.obj, "__module__", "") or "").startswith("matplotlib")
+    ):
+        return None
+    from .python import missing_folder
+
+    return missing_folder(site.arg(0, "fname"), site, "FileNotFoundError")
+
+
 def on_call(chk: Any, site: CallSite) -> Any:
     func = site.func
+    saved = _savefig(chk, site)
+    if saved is not None:
+        return saved
     if isinstance(func, BoundMethod) and isinstance(func.receiver.obj, AxesPlaceholder):
         unknown = _unknown_keywords(site, func.name) if func.name in PYPLOT_AXES.values() else None
         if unknown is not None:

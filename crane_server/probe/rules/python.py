@@ -802,6 +802,11 @@ def on_call(chk: Any, site: CallSite) -> Any:
             return Result(UNKNOWN)
         if name == "open" and target is __import__("builtins").open:
             return _open_rule(site) if not chk.files_unreliable else Result(UNKNOWN)
+        module = getattr(target, "__module__", None) or ""
+        if name == "dump" and module.startswith("joblib") and not chk.files_unreliable:
+            found = missing_folder(site.arg(1, "filename"), site, "FileNotFoundError")
+            if found is not None:
+                return found
     if site.has_star:
         return None
     return signature_rule(site)
@@ -817,7 +822,46 @@ def _open_rule(site: CallSite) -> Any:
     mode_text = mode.obj if isinstance(mode, Val) and isinstance(mode.obj, str) else "r"
     if "r" in mode_text and "+" not in mode_text and not os.path.exists(path.obj):
         return missing_file(path.obj, site)
+    if any(flag in mode_text for flag in "wax"):
+        return missing_folder(path, site, "FileNotFoundError") or Result(UNKNOWN)
     return Result(UNKNOWN)
+
+
+def missing_folder(path: Any, site: CallSite, exception: str) -> Optional[Raise]:
+    """A write to a file whose folder does not exist: the writer's error (`exception`: the
+    class it raises; pandas and torch word it their own way). Only for a local path given as
+    text or a pathlib path; the caller makes sure nothing earlier in the cell made folders."""
+    import os
+    import pathlib
+
+    if not isinstance(path, Val) or path.fake:
+        return None
+    obj = path.obj
+    if type(obj) is str:
+        name = obj
+    elif type(obj) is pathlib.PosixPath or type(obj) is pathlib.WindowsPath:
+        name = str(obj)
+    else:
+        return None
+    if not name or "://" in name or name.startswith("~"):
+        return None
+    folder = os.path.dirname(name)
+    if not folder or os.path.isdir(folder):
+        return None
+    if exception == "OSError":
+        message = "Cannot save file into a non-existent directory: %r" % folder
+    elif exception == "RuntimeError":
+        message = "Parent directory %s does not exist." % folder
+    else:
+        message = "[Errno 2] No such file or directory: %r" % name
+    return Raise(
+        "python-missing-folder",
+        exception,
+        message,
+        facts=["the folder %r does not exist (working directory: %s)" % (folder, os.getcwd())],
+        fix="create it first: os.makedirs(%r, exist_ok=True)" % folder,
+        node=site.node,
+    )
 
 
 def missing_file(path: str, site: CallSite) -> Raise:

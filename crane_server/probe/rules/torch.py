@@ -353,6 +353,18 @@ def _first_batch(chk: Any, site: CallSite) -> Any:
 def on_call(chk: Any, site: CallSite) -> Any:
     func = site.func
     nn = loaded("torch.nn")
+    torch = loaded("torch")
+    if (
+        torch is not None
+        and isinstance(func, Val)
+        and func.obj is getattr(torch, "save", None)
+        and not chk.files_unreliable
+    ):
+        from .python import missing_folder
+
+        found = missing_folder(site.arg(1, "f"), site, "RuntimeError")
+        if found is not None:
+            return found
     first = _first_batch(chk, site)
     if first is not None:
         return first
