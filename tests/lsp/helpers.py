@@ -229,3 +229,13 @@ async def text_document_scenario(
     await recorder.wait_for(
         lambda: uri in client.diagnostics and not has_code(client, uri, missing)
     )
+
+
+async def attach(client: LanguageClient, uri: str, kernel: Any) -> Any:
+    """`crane.attachKernel` of a document to a test kernel (a RunningKernel) by its file."""
+    return await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(
+            command="crane.attachKernel",
+            arguments=[{"uri": uri, "connection_file": str(kernel.connection_file)}],
+        )
+    )

@@ -12,7 +12,7 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient, client_capabilities
 
 from tests.conftest import RunningKernel
-from tests.lsp.helpers import SERVER, Recorder, has_code, initialize_params, open_notebook
+from tests.lsp.helpers import SERVER, Recorder, attach, has_code, initialize_params, open_notebook
 from tests.probe.kernel_probe import fingerprint
 
 pytestmark = [pytest.mark.kernel, pytest.mark.asyncio(loop_scope="module")]
@@ -44,15 +44,6 @@ async def client(lsp_client: LanguageClient, plain_kernel: RunningKernel) -> Asy
     await lsp_client.shutdown_session()
 
 
-async def _attach(client: LanguageClient, uri: str, kernel: RunningKernel) -> None:
-    await client.workspace_execute_command_async(
-        types.ExecuteCommandParams(
-            command="crane.attachKernel",
-            arguments=[{"uri": uri, "connection_file": str(kernel.connection_file)}],
-        )
-    )
-
-
 async def test_a_cell_that_first_imports_scikit_learn_gets_its_error(
     client: LanguageClient, plain_kernel: RunningKernel
 ) -> None:
@@ -71,7 +62,7 @@ async def test_a_cell_that_first_imports_scikit_learn_gets_its_error(
             ),
         ],
     )
-    await _attach(client, uri, plain_kernel)
+    await attach(client, uri, plain_kernel)
     found = await recorder.wait_for(lambda: has_code(client, cells[1], NAN), timeout=60)
     assert found[0].severity == types.DiagnosticSeverity.Error
     assert found[0].range.start.line == 1
@@ -102,7 +93,7 @@ async def test_with_the_helper_switched_off_the_cell_is_judged_without_the_libra
             ),
         ],
     )
-    await _attach(client, uri, plain_kernel)
+    await attach(client, uri, plain_kernel)
     # The kernel's own walk still finds the missing column below the fit it cannot judge.
     found = await recorder.wait_for(
         lambda: has_code(client, cells[0], "pandas-missing-column"), timeout=60

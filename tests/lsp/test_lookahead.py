@@ -12,7 +12,7 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient, client_capabilities
 
 from tests.conftest import RunningKernel
-from tests.lsp.helpers import SERVER, Recorder, has_code, initialize_params, open_notebook
+from tests.lsp.helpers import SERVER, Recorder, attach, has_code, initialize_params, open_notebook
 
 pytestmark = [pytest.mark.kernel, pytest.mark.asyncio(loop_scope="module")]
 MISSING = "pandas-missing-column"
@@ -33,15 +33,6 @@ async def client(lsp_client: LanguageClient, frame_kernel: RunningKernel) -> Asy
     )
     yield
     await lsp_client.shutdown_session()
-
-
-async def attach(client: LanguageClient, uri: str, kernel: RunningKernel) -> None:
-    await client.workspace_execute_command_async(
-        types.ExecuteCommandParams(
-            command="crane.attachKernel",
-            arguments=[{"uri": uri, "connection_file": str(kernel.connection_file)}],
-        )
-    )
 
 
 def change_cell(client: LanguageClient, uri: str, cell_uri: str, version: int, text: str) -> None:

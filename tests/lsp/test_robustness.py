@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import signal
 from collections.abc import AsyncIterator
-from typing import Any
 
 import pytest
 import pytest_lsp
@@ -19,6 +18,7 @@ from tests.lsp.helpers import (
     PUBLISH,
     SERVER,
     Recorder,
+    attach,
     has_code,
     initialize_params,
     open_notebook,
@@ -50,15 +50,6 @@ async def client(lsp_client: LanguageClient, frame_kernel: RunningKernel) -> Asy
 
 def recorder(client: LanguageClient) -> Recorder:
     return client.recorder  # type: ignore[attr-defined,no-any-return]
-
-
-async def attach(client: LanguageClient, uri: str, kernel: RunningKernel) -> Any:
-    return await client.workspace_execute_command_async(
-        types.ExecuteCommandParams(
-            command="crane.attachKernel",
-            arguments=[{"uri": uri, "connection_file": str(kernel.connection_file)}],
-        )
-    )
 
 
 async def answers(client: LanguageClient) -> None:
