@@ -14,6 +14,7 @@ SHIPPED_MODULES = (
     "outcomes",
     "purity",
     "gate",
+    "files",
     # snapshot summaries
     "snapshot.base",
     "snapshot.python",

@@ -134,7 +134,7 @@ def on_call(chk: Any, site: CallSite) -> Any:
         and func.obj is getattr(np, writer, None)
         and not chk.files_unreliable
     ):
-        from .python import missing_folder
+        from ..files import missing_folder
 
         target = site.arg(0, "fname" if writer == "savetxt" else "file")
         found = missing_folder(target, site, "FileNotFoundError")

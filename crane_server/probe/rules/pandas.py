@@ -620,7 +620,7 @@ def write_into_missing_folder(chk: Any, site: CallSite) -> Any:
         is_dataframe(func.receiver.obj) or is_series(func.receiver.obj)
     ):
         return None
-    from .python import missing_folder
+    from ..files import missing_folder
 
     argument = "path_or_buf" if func.name != "to_pickle" else "path"
     return missing_folder(site.arg(0, argument), site, "OSError")

@@ -223,7 +223,7 @@ def _savefig(chk: Any, site: CallSite) -> Any:
         and (getattr(func.obj, "__module__", "") or "").startswith("matplotlib")
     ):
         return None
-    from .python import missing_folder
+    from ..files import missing_folder
 
     return missing_folder(site.arg(0, "fname"), site, "FileNotFoundError")
 

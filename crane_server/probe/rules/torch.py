@@ -360,7 +360,7 @@ def on_call(chk: Any, site: CallSite) -> Any:
         and func.obj is getattr(torch, "save", None)
         and not chk.files_unreliable
     ):
-        from .python import missing_folder
+        from ..files import missing_folder
 
         found = missing_folder(site.arg(1, "f"), site, "RuntimeError")
         if found is not None:
