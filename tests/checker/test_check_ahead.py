@@ -176,3 +176,29 @@ def test_a_small_file_read_above_is_read_and_the_crash_below_predicted(
     exec("\n".join(cells[:2]), namespace)
     with pytest.raises(KeyError):
         exec(cells[2], namespace)
+
+
+def test_a_library_first_imported_in_a_pending_cell_is_judged_by_the_helper(
+    tmp_path: Path, kernel: RunningKernel
+) -> None:
+    cells = [
+        IMPORTS,
+        "df = pd.DataFrame({'a': [1.0, np.nan, 3.0], 'b': [3.0, 4.0, 5.0]})",
+        "from sklearn.linear_model import LinearRegression",
+        "model = LinearRegression().fit(df[['a']], df['b'])",
+    ]
+    path = notebook(tmp_path / "first-import-ahead.ipynb", *cells)
+    done = crane("check", str(path), "--ahead", "--json")
+    assert done.returncode == 1, done.stderr
+    report = json.loads(done.stdout)
+    crashes = [
+        (r["cell"], f["exception"])
+        for r in report["results"]
+        for f in r["findings"]
+        if f["severity"] == "error"
+    ]
+    assert crashes == [(4, "ValueError")] and report["stopped_at"] == 4
+    assert run_for_real(kernel, cells) == (4, "ValueError")
+    # without the helper the walk cannot judge the fit (the kernel never imports scikit-learn)
+    done = crane("check", str(path), "--ahead", "--json", "--no-helper")
+    assert done.returncode == 0, done.stderr
