@@ -14,7 +14,7 @@ import pytest
 pytestmark = [pytest.mark.kernel, pytest.mark.timeout(600)]
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "field_replay.py"
 #: A fixed subset, one to three of each library, chosen for their short run time (under 25 s
-#: each in the full replay), 12 notebooks. HoloViews' Bounds loads '../assets/penguins.png',
+#: each in the full replay), 13 notebooks. HoloViews' Bounds loads '../assets/penguins.png',
 #: absent from the kernel's folder: a real crash.
 PICKED = (
     "handson-mlp/tools_pandas.ipynb",
@@ -27,6 +27,7 @@ PICKED = (
     "handson-mlp/tools_matplotlib.ipynb",
     "seaborn/examples/residplot.py",
     "xgboost/demo/guide-python/sklearn_evals_result.py",
+    "time-series-forecasting/CH03/CH03_exercises_solution.ipynb",
     "holoviews:reference/elements/matplotlib/Bounds.ipynb",
     "holoviews:reference/elements/matplotlib/Curve.ipynb",
 )
@@ -66,7 +67,7 @@ async def test_field_replay_subset() -> None:
     bench = _bench()
     sources = [s for s in bench.all_sources() if s.path in PICKED]
     assert sorted(s.path for s in sources) == sorted(PICKED)
-    assert len({s.library for s in sources}) >= 7
+    assert len({s.library for s in sources}) >= 8
     results = await bench.run_all(sources)
     total = bench.summary(results)
     assert total["cells_run"] == total["cells"] >= 300
