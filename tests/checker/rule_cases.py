@@ -399,6 +399,71 @@ CASES = [
         "numpy-requires-grad", TORCH, "weights.numpy()", "torch-runtime-error", "RuntimeError"
     ),
     RuleCase("numpy-detached", TORCH, "weights.detach().numpy()", None),
+    # Layers built in the cell itself (random initial weights, the torch RNG restored)
+    RuleCase(
+        "built-linear-in-features",
+        TORCH,
+        "head = nn.Linear(12, 3)\nhead(batch)",
+        "torch-shape-mismatch",
+        "RuntimeError",
+        line=2,
+    ),
+    RuleCase("built-linear-ok", TORCH, "head = nn.Linear(10, 3)\nhead(batch)", None),
+    RuleCase(
+        "built-sequential-dtype",
+        TORCH,
+        "net = nn.Sequential(nn.Linear(10, 8), nn.ReLU(), nn.Linear(8, 1))\nnet(batch.double())",
+        "torch-dtype-mismatch",
+        "RuntimeError",
+        line=2,
+    ),
+    RuleCase(
+        "built-sequential-inner-width",
+        TORCH,
+        "net = nn.Sequential(nn.Linear(10, 8), nn.ReLU(), nn.Linear(6, 1))\nnet(batch)",
+        "torch-shape-mismatch",
+        "RuntimeError",
+        line=2,
+    ),
+    RuleCase(
+        "built-sequential-ok",
+        TORCH,
+        "net = nn.Sequential(nn.Linear(10, 8), nn.ReLU(), nn.Linear(8, 1))\nout = net(batch)\nout.shape",
+        None,
+    ),
+    RuleCase(
+        "built-conv-channels",
+        TORCH,
+        "conv = nn.Conv2d(3, 4, 3)\nconv(torch.ones(2, 1, 8, 8))",
+        "torch-shape-mismatch",
+        "RuntimeError",
+        line=2,
+    ),
+    RuleCase(
+        "built-conv-ok", TORCH, "conv = nn.Conv2d(1, 4, 3)\nconv(torch.ones(2, 1, 8, 8))", None
+    ),
+    RuleCase(
+        "built-lstm-features",
+        TORCH,
+        "rnn = nn.LSTM(12, 4, batch_first=True)\nrnn(batch.unsqueeze(0))",
+        "torch-shape-mismatch",
+        "RuntimeError",
+        line=2,
+    ),
+    RuleCase(
+        "built-lstm-ok",
+        TORCH,
+        "rnn = nn.LSTM(10, 4, batch_first=True)\nrnn(batch.unsqueeze(0))",
+        None,
+    ),
+    RuleCase(
+        "built-then-next-layer",
+        TORCH,
+        "emb = nn.Embedding(20, 6)\nh = emb(torch.zeros(4, dtype=torch.long))\nlayer(h)",
+        "torch-shape-mismatch",
+        "RuntimeError",
+        line=3,
+    ),
     # matplotlib / seaborn
     RuleCase(
         "imshow-channels-first", PLOT, "plt.imshow(chw)", "matplotlib-image-shape", "TypeError"

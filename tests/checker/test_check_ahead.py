@@ -17,6 +17,7 @@ pytestmark = pytest.mark.kernel
 
 IMPORTS = "import pandas as pd\nimport numpy as np"
 FRAME = "df = pd.DataFrame({'a': [1.0, 2.0], 'b': [3.0, 4.0]})"
+TORCH = "import torch\nfrom torch import nn"
 
 # (id, cells, predicted crash: (code cell from 1, exception, cause cell from 1) or None)
 CASES = [
@@ -59,6 +60,31 @@ CASES = [
         "overwritten-above",
         [IMPORTS, FRAME, "df = df['a']", "t = df['b']"],
         (4, "KeyError", 3),
+    ),
+    (
+        "layer-built-above-too-narrow",
+        [
+            TORCH,
+            "features = torch.zeros(8, 6)",
+            "model = nn.Sequential(nn.Linear(4, 16), nn.ReLU(), nn.Linear(16, 1))",
+            "out = model(features)",
+        ],
+        (4, "RuntimeError", 3),
+    ),
+    (
+        "layer-built-above-fits",
+        [
+            TORCH,
+            "features = torch.zeros(8, 6)",
+            "model = nn.Sequential(nn.Linear(6, 16), nn.ReLU(), nn.Linear(16, 1))",
+            "out = model(features)\nloss = nn.MSELoss()(out, torch.zeros(8, 1))",
+        ],
+        None,
+    ),
+    (
+        "float64-features-into-a-layer-built-above",
+        [TORCH, "x = torch.zeros(8, 3, dtype=torch.float64)", "net = nn.Linear(3, 1)", "net(x)"],
+        (4, "RuntimeError", 3),
     ),
 ]
 

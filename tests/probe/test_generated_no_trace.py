@@ -380,6 +380,16 @@ TEMPLATES: dict[str, list[str]] = {
         "seq(t2.double())",
         "lin(torch.ones(2, 5))",
         "bn(torch.ones(2, 4))",
+        "nn.Linear(3, 2)(t2)",
+        "nn.Linear(5, 2)(t2)",
+        "nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 1))(t2)",
+        "nn.Sequential(lin, nn.Linear(9, 1))(t2)",
+        "nn.Conv1d(1, 2, 3)(t2)",
+        "nn.Embedding(10, 4)(t2)",
+        "nn.LSTM(3, 4)(t2)",
+        "nn.GRU(3, 4, batch_first=True)(t2.unsqueeze(0))",
+        "layer = nn.Linear(3, 2)\nlayer(t2)",
+        "nn.Linear(3000, 3000)(t2)",
     ],
     "sklearn": [
         "{e}.fit(X, y)",
@@ -581,3 +591,39 @@ def test_generated_cells_leave_no_trace(kernel: RunningKernel) -> None:
     print(
         "checked %d generated cells (%d handed off) in %.1f s" % (len(cells), handed_off, elapsed)
     )
+
+
+#: Layers the walk builds for real (their initial weights are drawn, then torch's random state
+#: is put back): each checked on its own, the whole state compared after every one.
+BUILT_LAYERS = [
+    "nn.Linear(3, 2)(t2)",
+    "head = nn.Linear(5, 2)\nhead(t2)",
+    "nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 1))(t2)",
+    "nn.Sequential(lin, nn.Linear(9, 1))(t2)",
+    "nn.Conv2d(3, 4, 3)(torch.ones(1, 3, 5, 5))",
+    "nn.Embedding(10, 4)(torch.zeros(3, dtype=torch.long))",
+    "nn.LSTM(3, 4)(t2.unsqueeze(1))",
+    "nn.GRU(3, 4, batch_first=True)(t2.unsqueeze(0))",
+    "nn.Linear(3000, 3000)(t2)",
+    "torch.manual_seed(5)\nnn.Linear(3, 2)(t2)",
+]
+
+
+@pytest.mark.timeout(300)
+def test_layers_built_by_the_walk_leave_the_random_state(kernel: RunningKernel) -> None:
+    reply = kernel.execute(SETUP, timeout=180)
+    assert reply["status"] == "ok", reply
+    draw = "float(torch.rand(1))"
+    assert kernel.execute("_nt_torch_state = torch.get_rng_state()")["status"] == "ok"
+    for cell in BUILT_LAYERS:
+        before = _state(kernel)
+        _check(kernel, cell)
+        assert _difference(before, _state(kernel)) == {}, cell
+    # the next draw in the kernel is the one it would have been without any check
+    reply = kernel.execute("_after_checks = %s" % draw)
+    assert reply["status"] == "ok"
+    reply = kernel.execute(
+        "torch.set_rng_state(_nt_torch_state)\n_expected = %s\nassert _after_checks == _expected"
+        % draw
+    )
+    assert reply["status"] == "ok", reply

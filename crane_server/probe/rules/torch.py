@@ -256,6 +256,84 @@ def _construct(site: CallSite, cls: type) -> Any:
         return Result(UNKNOWN)
 
 
+# A layer with random initial weights is built by the walk only up to this many parameters.
+MAX_BUILT_PARAMETERS = 2_000_000
+# Containers of layers: built from layers the walk built or holds shadows of.
+CONTAINERS = frozenset({"Sequential"})
+
+
+def _literal_args(site: CallSite) -> bool:
+    values = list(site.args) + list(site.kwargs.values())
+    return not site.has_star and all(
+        isinstance(v, Val) and type(v.obj) in (int, float, str, bool, type(None), tuple)
+        for v in values
+    )
+
+
+def _construct_drawing(site: CallSite, cls: type) -> Any:
+    """A layer whose weights start random (Linear, Conv2d, LSTM...): counted on the meta
+    device, then built for real with torch's random state saved and restored, so the kernel's
+    next draw is the one it would have been. Its weights are not the run's: a stand-in."""
+    torch = loaded("torch")
+    if torch is None or not _literal_args(site):
+        return None
+    args = [v.obj for v in site.args]
+    kwargs = {k: v.obj for k, v in site.kwargs.items()}
+    if "device" in kwargs or "dtype" in kwargs or not _plain_construction(torch):
+        return Result(UNKNOWN)
+    from ..quiet import quiet
+
+    try:
+        with quiet():
+            counted = cls(*args, device="meta", **kwargs)
+            size = sum(int(p.numel()) for p in counted.parameters())
+            if size > MAX_BUILT_PARAMETERS:
+                return Result(UNKNOWN)
+            state = torch.get_rng_state()
+            try:
+                built = cls(*args, **kwargs)
+            finally:
+                torch.set_rng_state(state)
+    except Exception:
+        return Result(UNKNOWN)
+    return Result(Val(built, origin="standin"))
+
+
+def _plain_construction(torch: Any) -> bool:
+    """Building a layer draws from the CPU generator only and calls no user code: no default
+    device set elsewhere (its generator would move) and no global registration hooks."""
+    default_device = getattr(torch, "get_default_device", None)
+    if default_device is None or str(default_device()) != "cpu":
+        return False
+    registry = loaded("torch.nn.modules.module")
+    return registry is not None and not any(
+        getattr(registry, name, None)
+        for name in (
+            "_global_module_registration_hooks",
+            "_global_parameter_registration_hooks",
+            "_global_buffer_registration_hooks",
+        )
+    )
+
+
+def _construct_container(site: CallSite, cls: type) -> Any:
+    """`nn.Sequential(layer, ...)` over layers the walk built (or shadows of the user's)."""
+    parts = list(site.args)
+    if site.has_star or site.kwargs or not parts:
+        return None
+    if not all(isinstance(v, Val) and not v.live and _library_module(v.obj) for v in parts):
+        return Result(UNKNOWN)
+    from ..quiet import quiet
+
+    try:
+        with quiet():
+            built = cls(*[v.obj for v in parts])
+    except Exception:
+        return Result(UNKNOWN)
+    standin = any(v.origin == "standin" for v in parts)
+    return Result(Val(built, origin="standin" if standin else ""))
+
+
 # Module methods that only flip flags: the module's layers and shapes stay as they are.
 FLAG_METHODS = frozenset({"train", "eval", "zero_grad"})
 # nn.Module methods that only read its registries: `optim.SGD(model.parameters())` leaves
@@ -401,6 +479,11 @@ def on_call(chk: Any, site: CallSite) -> Any:
             )
         ):
             return _construct(site, cls)
+        if nn is not None and cls.__module__.startswith("torch.nn") and issubclass(cls, nn.Module):
+            if cls.__name__ in SAFE_LAYERS or cls.__name__ in RECURRENT:
+                return _construct_drawing(site, cls)
+            if cls.__name__ in CONTAINERS:
+                return _construct_container(site, cls)
     if not isinstance(func, Val) or not _library_module(func.obj):
         return None
     if func.live:
@@ -420,7 +503,7 @@ def on_call(chk: Any, site: CallSite) -> Any:
         return Result(UNKNOWN)
     from ..quiet import quiet
 
-    standin = any(v.origin == "standin" for v in tensors)
+    standin = func.origin == "standin" or any(v.origin == "standin" for v in tensors)
     meta = shadows.on_meta(module, [v.obj for v in tensors])
     if meta:
         module = shadows.as_meta(module)
@@ -471,7 +554,7 @@ def _recurrent_call(chk: Any, site: CallSite, module: Any, given: List[Val]) -> 
         or not _runnable(module)
     ):
         return Result(UNKNOWN)
-    standin = any(v.origin == "standin" for v in given)
+    standin = site.func.origin == "standin" or any(v.origin == "standin" for v in given)
     tensors = [data.obj, *states]
     meta = shadows.on_meta(module, tensors) or (
         data.obj.numel() * int(getattr(module, "hidden_size", 1)) > MAX_RECURRENT_WORK
@@ -595,6 +678,10 @@ def _raise(site: CallSite, exc: BaseException, module: Any, tensors: List[Val]) 
 
 def _module_text(module: Any) -> str:
     try:
+        if type(module).__name__ == "Sequential":
+            return ", ".join(
+                "%s(%s)" % (type(child).__name__, child.extra_repr()) for child in module.children()
+            )
         return module.extra_repr() or type(module).__name__
     except Exception:
         return type(module).__name__
