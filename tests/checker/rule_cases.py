@@ -457,6 +457,13 @@ CASES = [
         None,
     ),
     RuleCase(
+        "built-after-default-dtype-changed",
+        TORCH,
+        "torch.set_default_dtype(torch.float64)\nnet = nn.Linear(10, 1)\n"
+        "out = net(batch.double())\ntorch.set_default_dtype(torch.float32)",
+        None,
+    ),
+    RuleCase(
         "built-then-next-layer",
         TORCH,
         "emb = nn.Embedding(20, 6)\nh = emb(torch.zeros(4, dtype=torch.long))\nlayer(h)",

@@ -155,6 +155,9 @@ class Checker:
         # Shared with the walks of called functions: set once a module's train()/eval() ran,
         # after which no module's training mode is known (the user's modules are not shadows).
         self.modes_unknown: List[bool] = [False]
+        # Shared too: set once torch's default dtype or device may have been changed by the
+        # walked code; tensors and layers it would build are then not built.
+        self.torch_defaults_changed: List[bool] = [False]
         # Shared too: set when the walk stopped because its time budget was spent.
         self.budget_spent: List[bool] = [False]
         self.cell_bound = assigned_names(tree.body)
@@ -220,6 +223,7 @@ class Checker:
         kid.names_unreliable = self.names_unreliable
         kid.files_unreliable = self.files_unreliable
         kid.modes_unknown = self.modes_unknown
+        kid.torch_defaults_changed = self.torch_defaults_changed
         kid.budget_spent = self.budget_spent
         kid.certain = self.certain
         kid.active_functions = self.active_functions | {id(node)}

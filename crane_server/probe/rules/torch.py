@@ -428,10 +428,35 @@ def _first_batch(chk: Any, site: CallSite) -> Any:
     return None
 
 
+# Calls that change what later factories and layers build: after one, none is built.
+DEFAULT_SETTERS = ("set_default_dtype", "set_default_tensor_type", "set_default_device")
+# Factories whose result depends on the default dtype or device.
+DEFAULT_DEPENDENT = frozenset("zeros ones full arange linspace eye tensor as_tensor empty".split())
+
+
+def _defaults(chk: Any, site: CallSite, torch: Any, nn: Any) -> Any:
+    """Follow changes of torch's defaults: once one may have happened, build nothing."""
+    func = site.func
+    if not isinstance(func, Val):
+        return None
+    if any(func.obj is getattr(torch, name, None) for name in DEFAULT_SETTERS):
+        chk.torch_defaults_changed[0] = True
+        return None
+    if chk.torch_defaults_changed[0]:
+        builds = isinstance(func.obj, type) and issubclass(func.obj, nn.Module)
+        if builds or any(func.obj is getattr(torch, name, None) for name in DEFAULT_DEPENDENT):
+            return Result(UNKNOWN)
+    return None
+
+
 def on_call(chk: Any, site: CallSite) -> Any:
     func = site.func
     nn = loaded("torch.nn")
     torch = loaded("torch")
+    if torch is not None and nn is not None:
+        unknown = _defaults(chk, site, torch, nn)
+        if unknown is not None:
+            return unknown
     if (
         torch is not None
         and isinstance(func, Val)
