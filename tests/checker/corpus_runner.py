@@ -118,12 +118,46 @@ def run_notebook(
     return dataclasses.replace(outcome, seconds=time.perf_counter() - started)
 
 
+# A kernel that dies before its first reply (nothing of the notebook has run yet) is started
+# again, up to this many attempts in all; the last one's stderr goes into the error.
+STARTUP_ATTEMPTS = 2
+
+
+class KernelStartupError(Exception):
+    """The kernel died before it answered kernel_info."""
+
+
 def _run_cells(
     cells: list[str],
     workdir: Path,
     cell_timeout: float,
     startup_timeout: float,
     connection_dir: Path | None,
+) -> TargetOutcome:
+    for attempt in range(1, STARTUP_ATTEMPTS + 1):
+        with tempfile.TemporaryFile() as stderr:
+            try:
+                return _run_in_fresh_kernel(
+                    cells, workdir, cell_timeout, startup_timeout, connection_dir, stderr
+                )
+            except KernelStartupError:
+                if attempt == STARTUP_ATTEMPTS:
+                    stderr.seek(0)
+                    tail = stderr.read().decode("utf-8", "replace")[-2000:]
+                    raise RuntimeError(
+                        f"the kernel died before its first reply, {attempt} times; "
+                        f"its stderr:\n{tail}"
+                    ) from None
+    raise AssertionError("unreachable")
+
+
+def _run_in_fresh_kernel(
+    cells: list[str],
+    workdir: Path,
+    cell_timeout: float,
+    startup_timeout: float,
+    connection_dir: Path | None,
+    stderr: object,
 ) -> TargetOutcome:
     before, target = cells[:-1], cells[-1]
     manager = KernelManager(kernel_name="python3")
@@ -134,12 +168,17 @@ def _run_cells(
         cwd=str(workdir),
         env=_kernel_env(),
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stderr=stderr,
     )
     client = manager.client()
     client.start_channels()
     try:
-        client.wait_for_ready(timeout=startup_timeout)
+        try:
+            client.wait_for_ready(timeout=startup_timeout)
+        except RuntimeError as exc:
+            if "died" in str(exc):
+                raise KernelStartupError() from exc
+            raise
         setup = _run_setup(client, before, cell_timeout)
         if setup is not None:
             return TargetOutcome(

@@ -65,10 +65,14 @@ ARGUMENT_READING_METHODS = frozenset(
     """predict predict_proba predict_log_proba predict_classes decision_function evaluate score
     transform inverse_transform summary plot""".split()
 )
-# The walk's budget is CPU time of the kernel process (time.process_time): what a check costs
-# the user; a machine busy with other processes does not cut it short.
+# The walk's budget is CPU time of the thread that walks (time.thread_time): what the walk
+# itself costs. Neither a machine busy with other processes nor the user's own background
+# threads in the kernel (a training thread, a progress monitor) cut it short.
 TIME_BUDGET_S = 0.25
-# Time spent while libraries import themselves is added to the budget, up to this much.
+# Whatever the CPU accounting says, the walk never holds the kernel longer than this (a walk
+# blocked in a library call it made does not count CPU time).
+WALL_LIMIT_S = 2.0
+# Time spent while libraries import themselves is added to both, up to this much.
 WARM_UP_ALLOWANCE_S = 3.0
 MUTABLE_BUILTINS = (list, dict, set, bytearray)
 # Names IPython or the kernel injects that are not in builtins.
@@ -168,8 +172,9 @@ class Checker:
         ):
             self.names_unreliable = True
         self.findings: List[Dict[str, Any]] = []
-        self.deadline = time.process_time() + TIME_BUDGET_S
-        self.budget_checked = time.process_time()
+        self.deadline = time.thread_time() + TIME_BUDGET_S
+        self.budget_checked = time.thread_time()
+        self.wall_deadline = time.monotonic() + WALL_LIMIT_S
         self.modules_seen = len(sys.modules)
         self.warm_up_left = WARM_UP_ALLOWANCE_S
         self.loop_depth = 0
@@ -216,6 +221,7 @@ class Checker:
         kid.findings = self.findings
         kid.rule_errors = self.rule_errors
         kid.deadline = self.deadline
+        kid.wall_deadline = self.wall_deadline
         kid.budget_checked = self.budget_checked
         kid.modules_seen = self.modules_seen
         kid.warm_up_left = self.warm_up_left
@@ -442,17 +448,18 @@ class Checker:
 
         The first call into a library often imports its submodules (torch's meta-device
         decompositions load sympy): time in which modules appeared is warm-up, not walking, and
-        moves the deadline (by at most WARM_UP_ALLOWANCE_S per check).
+        moves both deadlines (by at most WARM_UP_ALLOWANCE_S per check).
         """
-        now = time.process_time()
+        now = time.thread_time()
         modules = len(sys.modules)
         if modules != self.modules_seen:
             allowance = min(now - self.budget_checked, self.warm_up_left)
             self.deadline += allowance
+            self.wall_deadline += allowance
             self.warm_up_left -= allowance
             self.modules_seen = modules
         self.budget_checked = now
-        if now > self.deadline:
+        if now > self.deadline or time.monotonic() > self.wall_deadline:
             self.budget_spent[0] = True
             raise StopWalk()
 
