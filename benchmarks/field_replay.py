@@ -14,6 +14,10 @@ reads sit beside it and files it writes land outside the repository):
    before and after that check (the "no trace" fingerprint of tests/probe/kernel_probe.py),
    then the cell runs and its outcome is recorded.
 
+Kernels run with ipykernel's own matplotlib backend (inline), as in Jupyter: figures are
+shown and closed at the end of each cell. (Under Agg they stayed open, so a notebook's later
+`plt.axis(...)` drew into an earlier cell's 3-D axes and crashed where no user's would.)
+
 Counted: false alarms (an Error on a cell that then ran fine), hits (an Error on a cell that
 then raised that exception type), Errors of another type on a crashing cell, misses (a crash
 with no Error), tool errors (the check raised, answered with an error or timed out),
@@ -450,7 +454,7 @@ async def _start(folder: Path, runtime: Path) -> tuple[Any, KernelSession]:
 
     connection = runtime / f"kernel-{uuid.uuid4().hex[:12]}.json"
     manager = KernelManager(kernel_name="python3", connection_file=str(connection))
-    manager.start_kernel(cwd=str(folder), env={**os.environ, "MPLBACKEND": "Agg"})
+    manager.start_kernel(cwd=str(folder), env=_jupyter_environment())
     client = manager.client()
     client.start_channels()
     client.wait_for_ready(timeout=120)
@@ -540,8 +544,22 @@ def _tally(counts: NotebookCounts) -> None:
             counts.ahead_false.append(position)
 
 
+def _jupyter_environment() -> dict[str, str]:
+    """This process's environment without MPLBACKEND: the kernel picks inline, as in Jupyter."""
+    return {name: value for name, value in os.environ.items() if name != "MPLBACKEND"}
+
+
 async def run_all(sources: Iterable[Source]) -> list[NotebookCounts]:
-    os.environ.setdefault("MPLBACKEND", "Agg")  # the lookahead's kernel inherits it
+    # The lookahead's kernel (`check --ahead`) inherits this process's environment.
+    backend = os.environ.pop("MPLBACKEND", None)
+    try:
+        return await _run_all(sources)
+    finally:
+        if backend is not None:
+            os.environ["MPLBACKEND"] = backend
+
+
+async def _run_all(sources: Iterable[Source]) -> list[NotebookCounts]:
     runtime = Path(tempfile.mkdtemp(prefix="field-runtime-"))
     results = []
     # as the language server does: first imports are walked by a helper interpreter
