@@ -35,6 +35,7 @@ SHIPPED_MODULES = (
     "rules.statsmodels",
     "rules.keras",
     "rules.boosting",
+    "rules.progress",
     # the abstract interpreter
     "interpreter.calls",
     "interpreter.handoff",

@@ -15,8 +15,14 @@ PANDAS_IMPURE_METHODS = frozenset(
     """insert pop update set_axis __setitem__ __delitem__ to_csv to_excel to_parquet to_pickle
     to_json to_sql to_hdf to_feather to_html to_latex to_markdown to_clipboard to_stata to_gbq
     to_orc to_xml to_string plot hist boxplot info sample style memory_usage __array__
-    itertuples iterrows items iteritems to_records to_dict resample rolling expanding ewm eval
-    query from_dict""".split()
+    itertuples iterrows items iteritems to_records to_dict eval query from_dict""".split()
+)
+# What `resample`, `rolling`, `expanding` and `ewm` return: lazy views whose methods compute
+# a new object (a user function handed to `apply`/`agg` is refused by the gate).
+PANDAS_WINDOWS = frozenset(
+    """Resampler DatetimeIndexResampler PeriodIndexResampler TimedeltaIndexResampler
+    Rolling Window Expanding ExponentialMovingWindow RollingGroupby ExpandingGroupby
+    ExponentialMovingWindowGroupby DatetimeIndexResamplerGroupby""".split()
 )
 
 # Methods of numpy arrays that mutate or perform I/O.
@@ -78,6 +84,8 @@ def pure_method(receiver: Any, name: str, kwargs: Dict[str, Any]) -> bool:
         return name not in PANDAS_IMPURE_METHODS
     if pd is not None and isinstance(receiver, (pd.Index, pd.Categorical)):
         return not name.startswith("to_") and name not in PANDAS_IMPURE_METHODS
+    if type(receiver).__name__ in PANDAS_WINDOWS and type_root(type(receiver)) == "pandas":
+        return name not in PANDAS_IMPURE_METHODS and not name.startswith("to_")
     if type(receiver).__name__ in PANDAS_ACCESSORS and type_root(type(receiver)) == "pandas":
         # `.str`, `.dt`, `.cat` of a shadow: each method returns a new Series or Index
         return name not in PANDAS_IMPURE_METHODS and not name.startswith("to_")

@@ -197,8 +197,10 @@ def _plain_frame(pd: Any, obj: Any) -> bool:
             return False
     labels = [obj.index] + ([obj.columns] if type(obj) is pd.DataFrame else [])
     for index in labels:
-        if index.dtype == object and not _plain_objects(np, np.asarray(index[:SAMPLE_ROWS])):
-            return False
+        # A MultiIndex's labels are tuples: its levels hold the values.
+        for part in list(index.levels) if type(index) is pd.MultiIndex else [index]:
+            if part.dtype == object and not _plain_objects(np, np.asarray(part[:SAMPLE_ROWS])):
+                return False
     return True
 
 
@@ -427,6 +429,29 @@ def _tensors_of(module: Any) -> Any:
 
 # Messages of errors that come from a shadow's limits, not from the user's program.
 _SHADOW_LIMIT_WORDS = ("meta", "no data", "Cannot copy out", "data-dependent")
+
+
+def without_rows(value: Val) -> Any:
+    """The rows-free form of a sampled value (pandas `iloc[:0]`, numpy `[:0]`); `value.obj`
+    for a value that holds no rows; NOT_SHADOWED for rows the sample does not stand for (an
+    exact array, frame or tensor beside sampled ones)."""
+    obj = value.obj
+    pd = loaded("pandas")
+    np = loaded("numpy")
+    rows_of_pandas = pd is not None and type(obj) in (pd.DataFrame, pd.Series)
+    rows_of_numpy = np is not None and type(obj) is np.ndarray and obj.ndim > 0
+    if value.sampled:
+        if rows_of_pandas:
+            return obj.iloc[:0].copy()
+        if rows_of_numpy:
+            return obj[:0].copy()
+        return NOT_SHADOWED
+    if rows_of_pandas or rows_of_numpy or (pd is not None and isinstance(obj, pd.Index)):
+        return NOT_SHADOWED
+    torch = loaded("torch")
+    if torch is not None and isinstance(obj, torch.Tensor):
+        return NOT_SHADOWED
+    return obj
 
 
 def shadow_limit(exc: BaseException) -> bool:

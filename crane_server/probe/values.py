@@ -110,6 +110,15 @@ class Val:
         return "Val(%s%s)" % (type(self.obj).__name__, ", sampled" if self.sampled else "")
 
 
+class ProgressBar:
+    """`tqdm(x)`: a progress bar over a tracked value; iterating it is iterating `x`."""
+
+    __slots__ = ("inner",)
+
+    def __init__(self, inner: "Val") -> None:
+        self.inner = inner
+
+
 class UserFunction:
     """A function defined by the user: never called, but its body may be walked.
 
@@ -348,11 +357,12 @@ def shape_of(obj: Any) -> Optional[Tuple[int, ...]]:
 
 
 def true_shape(value: Val) -> Optional[Tuple[int, ...]]:
+    """The shape of all rows: a sample's with its true row count (None when that is unknown)."""
     shape = shape_of(value.obj)
     if shape is None:
         return None
-    if value.sampled and value.rows is not None and shape:
-        return (value.rows, *shape[1:])
+    if value.sampled and shape:
+        return (value.rows, *shape[1:]) if value.rows is not None else None
     return shape
 
 

@@ -7,6 +7,7 @@ works: the checker must stay silent and the real run must succeed.
 
 from __future__ import annotations
 
+import importlib.util
 from dataclasses import dataclass
 
 
@@ -609,6 +610,7 @@ CASES += [
 RECORD = (
     TORCH
     + """
+import importlib.util
 from dataclasses import dataclass
 from typing import Optional
 
@@ -2296,4 +2298,194 @@ CASES += [
         None,
     ),
     RuleCase("write-in-the-working-folder", WRITERS, "df.to_csv('submission.csv')", None),
+]
+
+# tqdm: a bar over a value iterates that value; the Jupyter bar (tqdm.notebook) cannot be built
+# where ipywidgets is missing (tqdm.auto falls back to the text bar). Which of the two the real
+# run shows depends on the environment, so the expectation is read from it.
+WIDGETS = importlib.util.find_spec("ipywidgets") is not None
+NO_WIDGETS = None if WIDGETS else "tqdm-notebook-without-ipywidgets"
+NO_WIDGETS_RAISES = None if WIDGETS else "ImportError"
+PROGRESS = (
+    FRAME
+    + """
+from tqdm import tqdm, trange
+from tqdm.auto import tqdm as auto_tqdm
+from tqdm.notebook import tqdm as notebook_tqdm, trange as notebook_trange
+columns = ["Amount", "Cty"]
+
+def fit_all(frames):
+    scores = []
+    for frame in notebook_tqdm(frames):
+        scores.append(len(frame))
+    return scores
+"""
+)
+CASES += [
+    RuleCase(
+        "notebook-bar-without-ipywidgets",
+        PROGRESS,
+        "for name in notebook_tqdm(['a', 'b']):\n    print(name)",
+        NO_WIDGETS,
+        NO_WIDGETS_RAISES,
+    ),
+    RuleCase(
+        "notebook-range-without-ipywidgets",
+        PROGRESS,
+        "total = 0\nfor step in notebook_trange(3):\n    total += step",
+        NO_WIDGETS,
+        NO_WIDGETS_RAISES,
+        2,
+    ),
+    RuleCase(
+        "notebook-bar-in-a-function-from-an-earlier-cell",
+        PROGRESS,
+        "scores = fit_all([df, df])",
+        NO_WIDGETS,
+        NO_WIDGETS_RAISES,
+    ),
+    RuleCase(
+        "notebook-bar-disabled",
+        PROGRESS,
+        "for name in notebook_tqdm(['a', 'b'], disable=True):\n    print(name)",
+        None,
+    ),
+    RuleCase(
+        "auto-bar-falls-back",
+        PROGRESS,
+        "for name in auto_tqdm(['Amount', 'City']):\n    df[name]",
+        None,
+    ),
+    RuleCase(
+        "missing-column-in-a-loop-under-a-bar",
+        PROGRESS,
+        "for name in tqdm(columns, desc='columns'):\n    df[name].mean()",
+        "pandas-missing-column",
+        "KeyError",
+        2,
+    ),
+    RuleCase(
+        "missing-column-in-an-enumerated-bar",
+        PROGRESS,
+        "for i, name in enumerate(tqdm(columns)):\n    df[name]",
+        "pandas-missing-column",
+        "KeyError",
+        2,
+    ),
+    RuleCase(
+        "missing-column-under-a-range-bar",
+        PROGRESS,
+        "for i in trange(len(columns)):\n    df[columns[i]]",
+        "pandas-missing-column",
+        "KeyError",
+        2,
+    ),
+    RuleCase(
+        "columns-that-exist-under-a-bar",
+        PROGRESS,
+        "for name in tqdm(['Amount', 'City']):\n    df[name]",
+        None,
+    ),
+    RuleCase(
+        "bar-updated-by-hand",
+        PROGRESS,
+        "bar = tqdm(['Amount'])\nbar.set_description('x')\nfor name in bar:\n    df[name]\nbar.close()",
+        None,
+    ),
+]
+
+# pandas 3 and large data: a value a column's dtype cannot hold, set through an indexer, is a
+# TypeError; a list of the wrong length for a column is a ValueError (judged on the true row
+# count of a frame larger than the sample); removed offsets and keywords; a MultiIndex.
+PANDAS3 = (
+    FRAME
+    + """
+big = pd.DataFrame({"day": pd.date_range("2024-01-01", periods=6000, freq="h"),
+                    "load": np.arange(6000) % 97})
+hourly = big.set_index("day")["load"]
+sales = pd.Series([3.0, 4.0, 5.0, 6.0],
+                  index=pd.MultiIndex.from_product([["north", "south"], [2023, 2024]]))
+"""
+)
+CASES += [
+    RuleCase(
+        "float-into-an-integer-column-through-loc",
+        PANDAS3,
+        "df.loc[0, 'Class'] = 0.5",
+        "pandas-type-error",
+        "TypeError",
+    ),
+    RuleCase(
+        "text-into-a-float-column-through-at",
+        PANDAS3,
+        "df.at[1, 'Amount'] = 'n/a'",
+        "pandas-type-error",
+        "TypeError",
+    ),
+    RuleCase("float-into-a-float-column", PANDAS3, "df.loc[0, 'Amount'] = 0.5", None),
+    RuleCase(
+        "column-converted-before-the-float",
+        PANDAS3,
+        "df['Class'] = df['Class'].astype(float)\ndf.loc[0, 'Class'] = 0.5",
+        None,
+    ),
+    RuleCase(
+        "iloc-cannot-enlarge",
+        PANDAS3,
+        "df.iloc[10, 0] = 1.0",
+        "pandas-index-error",
+        "IndexError",
+    ),
+    RuleCase(
+        "column-from-a-short-list",
+        PANDAS3,
+        "df['Rank'] = [1, 2, 3]",
+        "pandas-length-mismatch",
+        "ValueError",
+    ),
+    RuleCase(
+        "column-from-a-short-list-on-large-data",
+        PANDAS3,
+        "big['weekday'] = list(range(7))",
+        "pandas-length-mismatch",
+        "ValueError",
+    ),
+    RuleCase("column-from-a-list-of-every-row", PANDAS3, "big['n'] = list(range(len(big)))", None),
+    RuleCase(
+        "column-from-a-shorter-series-aligns", PANDAS3, "df['Rank'] = df['Class'].head(2)", None
+    ),
+    RuleCase(
+        "month-offset-removed",
+        PANDAS3,
+        "monthly = hourly.resample('M').mean()",
+        "pandas-value-error",
+        "ValueError",
+    ),
+    RuleCase("month-end-offset", PANDAS3, "monthly = hourly.resample('ME').mean()", None),
+    RuleCase(
+        "hour-alias-removed",
+        PANDAS3,
+        "hourly.asfreq('H').head()",
+        "pandas-value-error",
+        "ValueError",
+    ),
+    RuleCase(
+        "sum-by-level-removed",
+        PANDAS3,
+        "totals = sales.sum(level=0)",
+        "pandas-type-error",
+        "TypeError",
+    ),
+    RuleCase("sum-grouped-by-level", PANDAS3, "totals = sales.groupby(level=0).sum()", None),
+    RuleCase(
+        "multiindex-is-lexsorted-removed",
+        PANDAS3,
+        "sales.index.is_lexsorted()",
+        "python-missing-attribute",
+        "AttributeError",
+    ),
+    RuleCase("multiindex-is-monotonic", PANDAS3, "sales.index.is_monotonic_increasing", None),
+    RuleCase("row-past-the-sample-by-position", PANDAS3, "row = big.iloc[4500]", None),
+    RuleCase("row-past-the-sample-by-label", PANDAS3, "row = big.loc[5999, 'load']", None),
+    RuleCase("value-past-the-sample", PANDAS3, "value = big['load'].values[5000]", None),
 ]

@@ -24,6 +24,7 @@ from ..rules import keras as rules_keras
 from ..rules import numpy as rules_numpy
 from ..rules import pandas as rules_pandas
 from ..rules import plotting as rules_plotting
+from ..rules import progress as rules_progress
 from ..rules import python as rules_python
 from ..rules import sklearn as rules_sklearn
 from ..rules import statsmodels as rules_statsmodels
@@ -35,15 +36,18 @@ from ..values import (
     BoundMethod,
     LibraryRef,
     Opaque,
+    ProgressBar,
     UserFunction,
     Val,
     as_dict,
+    is_dataframe,
     is_library_object,
     is_plain_data,
     length_of,
     loaded,
     plain_dataclass,
     safe_to_iterate,
+    type_root,
 )
 from . import calls
 
@@ -57,6 +61,7 @@ RULE_MODULES = (
     rules_plotting,
     rules_statsmodels,
     rules_numpy,
+    rules_progress,
     rules_python,
 )
 MAX_UNROLL = 64
@@ -1292,6 +1297,8 @@ class Checker:
 
     def evaluate(self, site: CallSite, func: Any, inputs: List[Val]) -> Any:
         """Call a pure library function on tracked values; a raise becomes a finding."""
+        if purity.pure_builtin(func) in purity.ITERATING_BUILTINS:
+            site = _through_progress_bars(site)
         values = list(site.args) + list(site.kwargs.values())
         if site.has_star or not all(isinstance(v, Val) for v in values):
             return UNKNOWN
@@ -1333,16 +1340,84 @@ class Checker:
                 if purity.pure_builtin(func) in ("enumerate", "zip", "reversed"):
                     result = list(result)  # iterate our own copy, never a lazy object twice
         except Exception as exc:  # the real call would raise the same on exact inputs
-            if sampled or fake or not self.certain or shadows.shadow_limit(exc):
+            if fake or not self.certain or shadows.shadow_limit(exc):
+                return UNKNOWN
+            if sampled and not self.raises_without_rows(site, exc):
                 return UNKNOWN
             self.report(rules_python.raised(exc, site), site.node)
             return UNKNOWN
         if not sampled:
             standin = any(v.origin == "standin" for v in everything)
             return Val(result, fake=fake, origin="standin" if standin else "")
+        if is_dataframe(result) and self.columns_from_rows(site, result):
+            return UNKNOWN  # columns named by values of the sample's rows (get_dummies, pivot)
         # Computed on a sample: the true row count is known only for row-preserving operations.
         rows = rules_pandas.rows_after(func, inputs, site)
         return Val(result, sampled=True, rows=rows, fake=fake)
+
+    def raises_without_rows(self, site: CallSite, exc: Exception) -> bool:
+        """A call that raised on a head sample raises the same on no rows at all: what it
+        objects to is not in the rows, so the whole data fails it too (the sample keeps the
+        dtypes, labels of columns and index type of all rows). Lookups (KeyError, IndexError)
+        are never judged so: a row label or position beyond the sample may exist. Only pandas
+        is judged so: numpy's errors are mostly about shapes, where the rows the sample lacks
+        may be what makes a shape fit (a square matrix larger than the sample)."""
+        if isinstance(exc, LookupError):
+            return False
+        func = site.func
+        if isinstance(func, BoundMethod):
+            if type_root(type(func.receiver.obj)) != "pandas":
+                return False
+        elif not (isinstance(func, Val) and type_root_of_function(func.obj) == "pandas"):
+            return False
+        inputs = [*site.args, *site.kwargs.values()]
+        if isinstance(func, BoundMethod):
+            inputs.append(func.receiver)
+        if sum(1 for v in inputs if isinstance(v, Val) and v.sampled) != 1 or not all(
+            v.sampled or _small_plain(v.obj) for v in inputs if isinstance(v, Val)
+        ):
+            return False  # one sample, beside nothing whose size could relate to its rows
+        outcome, again = self.call_without_rows(site)
+        return outcome == "raised" and type(again) is type(exc) and str(again) == str(exc)
+
+    def columns_from_rows(self, site: CallSite, result: Any) -> bool:
+        """Do the columns of a frame computed from a sample depend on the rows (get_dummies,
+        pivot, unstack)? Computed once more on no rows: other columns, or no answer, is yes."""
+        outcome, again = self.call_without_rows(site)
+        pd = loaded("pandas")
+        return not (
+            outcome == "returned"
+            and pd is not None
+            and type(again) is pd.DataFrame
+            and again.columns.equals(result.columns)
+        )
+
+    def call_without_rows(self, site: CallSite) -> Tuple[str, Any]:
+        """The call once more with every sampled input cut to no rows: ("raised", exception),
+        ("returned", value), or ("impossible", None) when an input cannot be cut that way."""
+        func = site.func
+        receiver = None
+        if isinstance(func, BoundMethod):
+            receiver = shadows.without_rows(func.receiver)
+            if receiver is shadows.NOT_SHADOWED or not is_library_object(receiver):
+                return "impossible", None
+        elif not (isinstance(func, Val) and purity.pure_function(func.obj)):
+            return "impossible", None
+        args = [shadows.without_rows(v) for v in site.args]
+        kwargs = {k: shadows.without_rows(v) for k, v in site.kwargs.items()}
+        if any(a is shadows.NOT_SHADOWED for a in [*args, *kwargs.values()]):
+            return "impossible", None
+        try:
+            target = getattr(receiver, func.name) if receiver is not None else func.obj
+        except Exception:
+            return "impossible", None
+        if gate.call_allowed(target, args, kwargs) is not None:
+            return "impossible", None
+        try:
+            with quiet():
+                return "returned", target(*args, **kwargs)
+        except Exception as again:
+            return "raised", again
 
     # ----------------------------------------------------------------- helpers
 
@@ -1362,6 +1437,8 @@ class Checker:
         """The first items of a tracked iterable and whether they are all of them."""
         if not isinstance(value, Val):
             return None, False
+        if isinstance(value.obj, ProgressBar):
+            return self.iterate(value.obj.inner, node)
         items = rules_python.iteration_items(value, MAX_UNROLL, self)
         if items is None:
             return None, False
@@ -1370,6 +1447,41 @@ class Checker:
         return [
             Val(i, fake=value.fake, origin=origin) if not isinstance(i, Val) else i for i in listed
         ], complete
+
+
+# Containers beside a sample stay this small: their length can never be a sample's (at least
+# SAMPLE_ROWS rows) nor all rows' (more than that), so an error about it is an error on all rows.
+SMALL_CONTAINER = 64
+
+
+def _small_plain(obj: Any) -> bool:
+    """A scalar, text, slice or small container of them (no rows of their own)."""
+    if obj is None or type(obj) in (bool, int, float, complex, str, bytes, slice):
+        return True
+    if type(obj) in (list, tuple, set, frozenset):
+        return len(obj) <= SMALL_CONTAINER and all(_small_plain(item) for item in obj)
+    if type(obj) is dict:
+        return len(obj) <= SMALL_CONTAINER and all(
+            _small_plain(k) and _small_plain(v) for k, v in obj.items()
+        )
+    return False
+
+
+def type_root_of_function(func: Any) -> str:
+    """The top-level package a library function is defined in ("" when unknown)."""
+    module = getattr(func, "__module__", None)
+    return module.split(".", 1)[0] if isinstance(module, str) else ""
+
+
+def _through_progress_bars(site: CallSite) -> CallSite:
+    """`enumerate(tqdm(x))`, `list(tqdm(x))`: a builtin that iterates a bar iterates `x`."""
+    args = [
+        a.obj.inner if isinstance(a, Val) and isinstance(a.obj, ProgressBar) else a
+        for a in site.args
+    ]
+    if all(new is old for new, old in zip(args, site.args)):
+        return site
+    return CallSite(site.node, site.func, args, site.kwargs, site.has_star, site.name)
 
 
 def _enumerate_start(site: CallSite) -> Optional[int]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 from typing import Any, List, Optional
 
+from ..gate import rule_inputs_allowed
 from ..outcomes import CallSite, Raise, Result
 from ..purity import PANDAS_IMPURE_METHODS
 from ..values import (
@@ -692,6 +693,8 @@ def _first_argument(receiver: Val, axis: Any) -> Optional[Val]:
 
 def set_item(chk: Any, target: ast.Subscript, base: Any, key: Any, value: Any) -> Any:
     """`frame[col] = value`: the frame with that column, computed on a copy."""
+    if isinstance(base, Val) and type(base.obj).__name__ in INDEXERS:
+        return _set_through_indexer(chk, target, base, key, value)
     if not isinstance(base, Val) or not is_dataframe(base.obj) or not isinstance(key, Val):
         return None
     label = key.obj
@@ -699,6 +702,9 @@ def set_item(chk: Any, target: ast.Subscript, base: Any, key: Any, value: Any) -
         return _set_columns(base, label, value, target)
     if not _hashable(label) or isinstance(label, tuple):
         return None
+    mismatch = _length_mismatch(base, value, label, target)
+    if mismatch is not None:
+        return mismatch
     frame = base.obj.copy(deep=True)
     fake = base.fake
     if (
@@ -719,6 +725,106 @@ def set_item(chk: Any, target: ast.Subscript, base: Any, key: Any, value: Any) -
         frame[label] = None
         fake = True
     return Result(Val(frame, sampled=base.sampled, rows=base.rows, fake=fake))
+
+
+INDEXER_NAMES = {
+    "_LocIndexer": "loc",
+    "_iLocIndexer": "iloc",
+    "_AtIndexer": "at",
+    "_iAtIndexer": "iat",
+}
+
+
+def _set_through_indexer(chk: Any, target: ast.Subscript, base: Val, key: Any, value: Any) -> Any:
+    """`frame.loc[k] = v` (and `.iloc`, `.at`, `.iat`) on a whole frame: done on a copy, where
+    an error is the run's own (pandas 3 refuses a value its column's dtype cannot hold).
+    The frame is not followed afterwards (None: its owner becomes unknown)."""
+    indexer = base.obj
+    frame: Any = getattr(indexer, "obj", None)
+    if (
+        base.sampled
+        or base.fake
+        or not chk.certain
+        or not (is_dataframe(frame) or is_series(frame))
+        or type_root(type(indexer)) != "pandas"
+        or not isinstance(key, Val)
+        or not isinstance(value, Val)
+        or key.sampled
+        or key.fake
+        or value.sampled
+        or value.fake
+        or value.live
+        or not (_setting_input(key.obj) and _setting_input(value.obj))
+    ):
+        return None
+    if not rule_inputs_allowed([key.obj, value.obj]):
+        return None  # a callable key (`loc[f]`) would be called by pandas
+    copy = frame.copy(deep=True)
+    try:
+        from ..quiet import quiet
+
+        with quiet():
+            getattr(copy, INDEXER_NAMES[type(indexer).__name__])[key.obj] = value.obj
+    except (TypeError, ValueError, IndexError) as exc:
+        from .python import exception_code
+
+        text = str(exc).split("\n")[0]
+        return Raise(
+            exception_code("pandas", exc),
+            type(exc).__name__,
+            text,
+            facts=["dtypes: %s" % preview(["%s %s" % (c, d) for c, d in frame.dtypes.items()])]
+            if is_dataframe(frame)
+            else ["dtype: %s" % frame.dtype],
+            fix="convert the column first (e.g. .astype(float)) or assign a value of its dtype"
+            if isinstance(exc, TypeError)
+            else None,
+            node=target,
+        )
+    except Exception:
+        return None
+    return None
+
+
+def _setting_input(obj: Any, depth: int = 0) -> bool:
+    """Plain data or library objects, also inside a tuple or list (never a user object, whose
+    `__eq__` or `__hash__` pandas would call)."""
+    if type(obj) in (tuple, list):
+        return depth < 2 and len(obj) <= 10_000 and all(_setting_input(i, depth + 1) for i in obj)
+    return is_plain_data(obj) or is_library_object(obj)
+
+
+def _length_mismatch(base: Val, value: Any, label: Any, target: ast.Subscript) -> Any:
+    """`frame[col] = values` with one value per row expected: a list, tuple, range or 1-D
+    array of another length than the frame's true row count is pandas' ValueError."""
+    if base.fake or not isinstance(value, Val) or value.sampled or value.fake or value.live:
+        return None
+    values = value.obj
+    np = loaded("numpy")
+    one_dimensional = np is not None and type(values) is np.ndarray and values.ndim == 1
+    if not (type(values) in (list, tuple, range) or one_dimensional):
+        return None
+    rows = base.rows if base.sampled else len(base.obj.index)
+    if rows is None or len(values) == rows:
+        return None
+    pd = loaded("pandas")
+    try:
+        from ..quiet import quiet
+
+        with quiet():  # pandas' own message, from a frame of the true length and no columns
+            pd.DataFrame(index=pd.RangeIndex(rows))[label] = values
+    except ValueError as exc:
+        return Raise(
+            "pandas-length-mismatch",
+            "ValueError",
+            str(exc).split("\n")[0],
+            facts=["the frame has %d rows; %d values are assigned" % (rows, len(values))],
+            fix="give one value per row, or assign a Series (aligned on the index)",
+            node=target,
+        )
+    except Exception:
+        return None
+    return None
 
 
 def set_attribute(chk: Any, target: ast.Attribute, base: Any, value: Any) -> Any:

@@ -440,7 +440,7 @@ def reads_only(func: Any) -> bool:
     return getattr(func, "__name__", "") in READ_ONLY_BUILTINS and module == "builtins"
 
 
-def _exception_code(root: str, exc: BaseException) -> str:
+def exception_code(root: str, exc: BaseException) -> str:
     snake = re.sub(r"(?<!^)(?=[A-Z])", "-", type(exc).__name__).lower()
     return "%s-%s" % (root or "python", snake)
 
@@ -461,7 +461,7 @@ def raised(exc: BaseException, site: CallSite) -> Raise:
             else message
         )
     return Raise(
-        _exception_code(root, exc),
+        exception_code(root, exc),
         type(exc).__name__,
         message.strip() or type(exc).__name__,
         facts=["evaluated %s on the live values: it raises" % site.name],
@@ -577,13 +577,35 @@ def _library_attribute(base: Val, name: str, node: ast.AST) -> Any:
     except Exception:
         return Result(UNKNOWN)
     if base.sampled or base.fake:
-        if callable(value):
-            return Result(Val(value))
-        return Result(Val(value, sampled=base.sampled, rows=None, fake=base.fake))
+        if isinstance(value, METHOD_TYPES):
+            return Result(Val(value))  # a call on it is judged with its receiver's flags
+        if base.sampled and _labels_from_rows(obj, value):
+            return Result(UNKNOWN)  # `.T` of a sample: its columns are the sample's rows
+        # An indexer (`.loc`, `.iloc`), `.values` or `.index` of a sample is a sample too.
+        rows = base.rows if name in ROW_ATTRIBUTES else None
+        return Result(Val(value, sampled=base.sampled, rows=rows, fake=base.fake))
     if callable(value) or (not base.live and not passive(obj)):
         # An attribute of crane's own copy (a shadow or a computed result) is crane's own.
         return Result(Val(value))
     return Result(from_namespace(value))
+
+
+METHOD_TYPES = (
+    types.MethodType,
+    types.BuiltinMethodType,
+    types.FunctionType,
+    types.MethodWrapperType,
+)
+# Attributes of a frame or series with one entry per row (the true row count carries over).
+ROW_ATTRIBUTES = frozenset({"values", "array", "index"})
+
+
+def _labels_from_rows(frame: Any, value: Any) -> bool:
+    """A frame computed from a frame whose columns are not the frame's own (`.T`)."""
+    pd = loaded("pandas")
+    if pd is None or type(value) is not pd.DataFrame or type(frame) is not pd.DataFrame:
+        return False
+    return not value.columns.equals(frame.columns)
 
 
 def _describe_node(node: ast.AST) -> str:
@@ -713,7 +735,7 @@ def on_binop(chk: Any, node: ast.BinOp, left: Val, right: Val) -> Any:
             else type_root(type(right.obj))
         )
         return Raise(
-            _exception_code(root if root != "builtins" else "python", exc),
+            exception_code(root if root != "builtins" else "python", exc),
             type(exc).__name__,
             str(exc).split("\n")[0],
             facts=_binop_facts(left, right),
