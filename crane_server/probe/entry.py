@@ -9,6 +9,7 @@ import time
 import warnings
 from typing import Any, Callable, Dict
 
+from .imports import ImportGuard, is_standard_library
 from .interpreter import checker, handoff
 from .jsonsafe import JsonResult
 from .snapshot import summarise
@@ -43,11 +44,11 @@ _NEVER_UNLOAD = frozenset({"torch", "tensorflow", "keras", "jax", "jaxlib"})
 
 
 def _unload_new_submodules(before: "set[str]") -> None:
-    """Undo lazy imports of submodules (e.g. numpy.rec) that library code did during the op.
+    """Undo the standard library modules the op imported (the ImportGuard refused any other).
 
-    Library functions the checker evaluates may load a submodule of a package the user has
-    already imported, or a package it needs (pandas' Styler loads jinja2); the user's
-    namespace never sees it, and sys.modules is restored so the kernel is left as it was.
+    The user's namespace never sees them, and sys.modules is restored so the kernel is left
+    as it was. A library module is never unloaded: numpy's extensions, for one, refuse to be
+    initialised twice, so the user's own later import of an unloaded one fails.
     """
     new = set(sys.modules) - before
     if any(name.split(".", 1)[0] in _NEVER_UNLOAD for name in new):
@@ -57,7 +58,7 @@ def _unload_new_submodules(before: "set[str]") -> None:
         # re-importing them on every check stalled the kernel 0.3-0.8 s per check.
         return
     for name in new:
-        if name.startswith("_crane_probe"):
+        if name.startswith("_crane_probe") or not is_standard_library(name):
             continue
         module = sys.modules.pop(name, None)
         parent_name, _, child = name.rpartition(".")
@@ -162,7 +163,8 @@ def dispatch(op: str, payload_json: str) -> JsonResult:
     try:
         payload = json.loads(payload_json)
         try:
-            result = OPS[op](payload)
+            with ImportGuard():
+                result = OPS[op](payload)
         finally:
             state.restore()
             _unload_new_submodules(before)

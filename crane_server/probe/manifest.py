@@ -8,6 +8,7 @@ The rooms, bottom up: the shared value model at the package root (imported by ev
 SHIPPED_MODULES = (
     # the shared value model
     "jsonsafe",
+    "imports",
     "quiet",
     "values",
     "shadows",

@@ -2345,6 +2345,14 @@ CASES += [
         NO_WIDGETS_RAISES,
     ),
     RuleCase(
+        "deprecated-tqdm-notebook-function",
+        PROGRESS,
+        "from tqdm import tqdm_notebook\nfor name in tqdm_notebook(['a']):\n    print(name)",
+        NO_WIDGETS,
+        NO_WIDGETS_RAISES,
+        2,
+    ),
+    RuleCase(
         "notebook-bar-disabled",
         PROGRESS,
         "for name in notebook_tqdm(['a', 'b'], disable=True):\n    print(name)",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import RunningKernel
-from tests.probe.kernel_probe import run_probe
+from tests.probe.kernel_probe import fingerprint, run_probe
 
 pytestmark = pytest.mark.kernel
 
@@ -39,3 +39,31 @@ def test_ipython_syntax(
     assert shared_kernel.execute(SETUP)["status"] == "ok"
     result, _ = run_probe(shared_kernel, "check", {"source": cell})
     assert [(f["code"], f["line"]) for f in result["findings"]] == expected
+
+
+def test_a_jupyter_progress_bar_first_built_in_the_cell(kernel: RunningKernel) -> None:
+    """`from tqdm import tqdm_notebook`: tqdm.notebook is imported only when the first bar is
+    built, so whether it can be is read from the environment (is ipywidgets installed?) without
+    importing anything; the real run then confirms the prediction."""
+    setup = (
+        "from tqdm import tqdm_notebook\n"
+        "def fit_orders(orders):\n"
+        "    scores = []\n"
+        "    for order in tqdm_notebook(orders):\n"
+        "        scores.append(order)\n"
+        "    return scores\n"
+    )
+    assert kernel.execute(setup)["status"] == "ok"
+    cell = "scores = fit_orders([(1, 0), (2, 1)])"
+    before = fingerprint(kernel)["modules"]
+    result, _ = run_probe(kernel, "check", {"source": cell})
+    assert fingerprint(kernel)["modules"] == before  # the check imported nothing
+    assert "tqdm.notebook" not in before
+    reply = kernel.execute(cell)
+    if reply["status"] == "ok":
+        assert result["findings"] == []  # ipywidgets is installed here: the bar is built
+    else:
+        assert reply["ename"] == "ImportError"
+        assert [(f["code"], f["exception"], f["line"]) for f in result["findings"]] == [
+            ("tqdm-notebook-without-ipywidgets", "ImportError", 1)
+        ]

@@ -146,3 +146,37 @@ def test_large_tensors_judged_on_meta_load_torch_internals_once(kernel: RunningK
         assert again["findings"] == first["findings"]
     assert loaded() == after_first
     assert kernel.execute("print(1)")["execution_count"] == 2  # the setup, then this
+
+
+@pytest.mark.parametrize(
+    ("setup", "cell"),
+    [
+        pytest.param(
+            "import numpy as np\nimport pandas as pd\n"
+            "s = pd.Series([1.0, np.nan, 3.0, 4.0, np.nan, 6.0])",
+            "smooth = s.interpolate(method='cubic')",
+            id="interpolate-imports-scipy",
+        ),
+        pytest.param(
+            "import pandas as pd\ndf = pd.DataFrame({'a': [1.0, 2.0], 'b': [2.0, 1.0]})",
+            "ranks = df.corr(method='kendall')",
+            id="kendall-imports-scipy",
+        ),
+    ],
+)
+def test_library_code_that_imports_lazily_leaves_the_users_run_working(
+    kernel: RunningKernel, setup: str, cell: str
+) -> None:
+    """Library code the checker evaluates may import lazily (pandas imports scipy for a
+    cubic interpolation). A check once imported it and unloaded it again, after which the
+    user's own run of the cell failed: numpy's extensions cannot be loaded twice. The import
+    is refused now: nothing new is loaded, and the real run works."""
+    assert kernel.execute(setup)["status"] == "ok"
+    modules = "' '.join(m for m in sorted(__import__('sys').modules) if 'crane' not in m)"
+    before = set(eval(kernel_value(kernel, modules)).split())
+    assert "scipy" not in before
+    result, _ = run_probe(kernel, "check", {"source": cell})
+    assert result["findings"] == []
+    assert set(eval(kernel_value(kernel, modules)).split()) == before
+    reply = kernel.execute(cell)
+    assert reply["status"] == "ok", reply.get("evalue")

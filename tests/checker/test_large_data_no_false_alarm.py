@@ -44,6 +44,11 @@ DERIVED = (
     "paired",
     "numbered.to_numpy()",
     "numbered['amount'].values",
+    "matrix",
+    "matrix.T",
+    "matrix.reshape(-1)",
+    "np.unique(np.asarray(frame['key']))",
+    "matrix[matrix[:, 0] > 100]",
 )
 # A lookup or call on the derived object `it`; {key} and {pos} are filled in below.
 USES = (
@@ -61,6 +66,9 @@ USES = (
     "it.take([{pos}])",
     "it.reindex([{key}]).iloc[0]",
     "it.rename(index={{{key}: 'x'}}, errors='raise')",
+    "it[{pos}, 0]",
+    "it.reshape(3 * SAMPLE, -1)",
+    "np.take(it, {pos})",
 )
 KEYS = ("'early'", "'late'", "'nowhere'", "10", "4500", "99999", "'amount'", "'2000-02-20'")
 POSITIONS = ("10", "4500", "99999", "-1")
@@ -87,6 +95,7 @@ def _namespace() -> dict[str, Any]:
         "numbered": frame.reset_index(drop=True),
         "hourly": hourly,
         "paired": paired,
+        "matrix": np.arange(ROWS * 3, dtype=float).reshape(ROWS, 3),
     }
 
 

@@ -16,7 +16,7 @@ import time
 import types
 from typing import Any, Dict, List, Optional, Set, Tuple
 
-from .. import gate, purity, shadows
+from .. import gate, imports, purity, shadows
 from ..outcomes import CallSite, Raise, Result, to_finding
 from ..quiet import quiet
 from ..rules import boosting as rules_boosting
@@ -182,6 +182,7 @@ class Checker:
         self.wall_deadline = time.monotonic() + WALL_LIMIT_S
         self.modules_seen = len(sys.modules)
         self.warm_up_left = WARM_UP_ALLOWANCE_S
+        self.refused_at_start = imports.refused_count()
         self.loop_depth = 0
         self.rule_errors: List[str] = []
         self.loop_bound: List[Set[str]] = []  # names bound inside each enclosing loop
@@ -206,6 +207,10 @@ class Checker:
         """Record a certain crash and stop; drop it when the path is not certain."""
         if not self.certain or shadows.shadow_limit_message(outcome.message):
             return
+        if imports.refused_count() != self.refused_at_start:
+            # An import was refused during the walk: what library code computed after it
+            # may have taken a fallback path the run will not take.
+            raise StopWalk()
         if self.muted:
             raise MutedCrash()
         if self.report_at is not None:
@@ -230,6 +235,7 @@ class Checker:
         kid.budget_checked = self.budget_checked
         kid.modules_seen = self.modules_seen
         kid.warm_up_left = self.warm_up_left
+        kid.refused_at_start = self.refused_at_start
         kid.tainted = self.tainted
         kid.names_unreliable = self.names_unreliable
         kid.files_unreliable = self.files_unreliable

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import sys
 from typing import Any, Dict, FrozenSet, Optional, Tuple
 
 from ..outcomes import CallSite, Raise, Result
@@ -113,9 +114,15 @@ def _keywords_accepted(kwargs: Dict[str, Any], notebook: bool) -> bool:
 
 
 def _widgets_missing() -> bool:
-    """tqdm.notebook found no ipywidgets when it was imported (it never looks again)."""
+    """tqdm.notebook found no ipywidgets when it was imported (it never looks again), or it
+    is not imported yet (tqdm's deprecated `tqdm_notebook` imports it) and ipywidgets is not
+    installed."""
     notebook = loaded("tqdm.notebook")
-    found = as_dict(notebook) if notebook is not None else {}
+    if notebook is None:
+        from .python import not_installed
+
+        return not_installed("ipywidgets")
+    found = as_dict(notebook)
     return "IProgress" in found and found["IProgress"] is None
 
 
@@ -137,14 +144,15 @@ def _len_is_libraries(iterable: Any) -> bool:
 def _no_widgets(site: CallSite) -> Raise:
     notebook = loaded("tqdm.notebook")
     message = as_dict(notebook).get("WARN_NOIPYW")
+    if notebook is None:
+        fact = "ipywidgets is not installed in the kernel's environment (%s)" % sys.executable
+    else:
+        fact = "ipywidgets could not be imported when tqdm.notebook was (IProgress is None)"
     return Raise(
         "tqdm-notebook-without-ipywidgets",
         "ImportError",
         message if isinstance(message, str) else "IProgress not found",
-        facts=[
-            "ipywidgets could not be imported when tqdm.notebook was (tqdm.notebook.IProgress "
-            "is None): its Jupyter progress bar cannot be built"
-        ],
+        facts=[fact + ": tqdm's Jupyter progress bar cannot be built"],
         fix="%pip install ipywidgets and restart the kernel, or use tqdm.auto (it falls back "
         "to a text bar)",
         node=site.node,

@@ -131,6 +131,11 @@ def _spec_exists(name: str) -> Optional[bool]:
         return None
 
 
+def not_installed(name: str) -> bool:
+    """Is module `name` certainly not installed (checked without importing)?"""
+    return name not in sys.modules and _spec_exists(name) is False
+
+
 def installed(name: str) -> bool:
     """Is the top-level package of `name` installed (checked without importing)?"""
     return _spec_exists(name.split(".")[0]) is True
