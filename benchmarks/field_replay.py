@@ -347,6 +347,10 @@ class NotebookCounts:
     ahead_note: str | None = None  # the lookahead did not walk (import cells failed, ...)
     ahead_tool_error: str | None = None
     check_ms: list[float] = field(default_factory=list)
+    # The same cells run on another fresh kernel without any check: where a cell's outcome
+    # differs (ran / raised, or another exception), a check changed the run.
+    unchecked_crashed: dict[int, str] = field(default_factory=dict)
+    runs_changed: dict[int, str] = field(default_factory=dict)
     stopped: str | None = None  # why the run ended early
     seconds: float = 0.0
 
@@ -520,9 +524,42 @@ async def replay_notebook(
             manager.shutdown_kernel(now=True)
             manager.cleanup_resources()
         shutil.rmtree(workdir, ignore_errors=True)
+    if counts.stopped is None:
+        await _run_unchecked(source, sources[: counts.ran], runtime, counts)
     _tally(counts)
     counts.seconds = time.perf_counter() - started
     return counts
+
+
+async def _run_unchecked(
+    source: Source, sources: list[str], runtime: Path, counts: NotebookCounts
+) -> None:
+    """The same cells on another fresh kernel in a fresh copy, with no check at all."""
+    workdir = Path(tempfile.mkdtemp(prefix="field-unchecked-"))
+    manager, session = None, None
+    try:
+        replay = materialise(source, workdir)
+        manager, session = await _start(replay.parent, runtime)
+        for position, text in enumerate(sources):
+            outcome = await session.execute(text, timeout=CELL_TIMEOUT)
+            if outcome.status != "ok":
+                counts.unchecked_crashed[position] = outcome.ename or outcome.status
+            if outcome.status in ("died", "timeout"):
+                break
+    except CraneError as exc:
+        counts.runs_changed[-1] = f"unchecked run not measured: {exc}"
+    finally:
+        if session is not None:
+            await session.close()
+        if manager is not None:
+            manager.shutdown_kernel(now=True)
+            manager.cleanup_resources()
+        shutil.rmtree(workdir, ignore_errors=True)
+    for position in sorted(set(counts.crashed) | set(counts.unchecked_crashed)):
+        checked = counts.crashed.get(position, "ran")
+        unchecked = counts.unchecked_crashed.get(position, "ran")
+        if checked != unchecked:
+            counts.runs_changed[position] = f"checked: {checked}, unchecked: {unchecked}"
 
 
 def _tally(counts: NotebookCounts) -> None:
@@ -572,7 +609,8 @@ async def _run_all(sources: Iterable[Source]) -> list[NotebookCounts]:
                 f"{sorted(counts.crashed.items())}, Errors {sorted(counts.errors)} "
                 f"(false {counts.false_alarms}), lookahead Errors {sorted(counts.ahead_errors)} "
                 f"(false {counts.ahead_false}), tool errors {sorted(counts.tool_errors)}, "
-                f"kernel changes {sorted(counts.kernel_changes)}, {counts.seconds:.1f} s",
+                f"kernel changes {sorted(counts.kernel_changes)}, runs changed "
+                f"{counts.runs_changed}, {counts.seconds:.1f} s",
                 file=sys.stderr,
                 flush=True,
             )
@@ -594,6 +632,7 @@ COLUMNS = (
     ("ahead_errors", "lookahead Errors"),
     ("ahead_false", "lookahead false alarms"),
     ("kernel_changes", "kernel changes"),
+    ("runs_changed", "cells whose run a check changed"),
 )
 
 
@@ -615,6 +654,7 @@ def summary(results: list[NotebookCounts]) -> dict[str, Any]:
         "ahead_false": sum(len(r.ahead_false) for r in results),
         "ahead_hits": sum(len(r.ahead_hits) for r in results),
         "kernel_changes": sum(len(r.kernel_changes) for r in results),
+        "runs_changed": sum(len(r.runs_changed) for r in results),
         "checks_loading_modules": sum(len(r.modules_loaded) for r in results),
         "seconds": round(sum(r.seconds for r in results), 1),
     }
@@ -644,7 +684,8 @@ def counts_line(results: list[NotebookCounts]) -> str:
         f"{total['cells']} code cells run top to bottom: {total['false_alarms']} false alarms, "
         f"{total['hits']} crashes predicted just before they ran, {total['misses']} missed, "
         f"{total['tool_errors']} tool errors, {total['ahead_false']} lookahead false alarms, "
-        f"{total['kernel_changes']} kernel changes."
+        f"{total['kernel_changes']} kernel changes, {total['runs_changed']} cells whose run a "
+        "check changed."
     )
 
 
