@@ -106,6 +106,37 @@ def cause_cell(
     return None
 
 
+def _in_a_function_from_another_cell(
+    joined: JoinedCells, finding: Finding
+) -> tuple[int, Finding] | None:
+    """A crash inside a function that a cell above defines, reached from a later cell's call,
+    belongs to the calling cell (that is the cell that raises); the defining cell is related.
+    None for any other finding."""
+    if finding.statement_line is None:
+        return None
+    defined_in, defined_line = joined.locate(finding.line)
+    index, line = joined.locate(finding.statement_line)
+    if index == defined_in:
+        return None
+    last = finding.statement_end_line or finding.statement_line
+    source_lines = joined.source.split("\n")
+    text = source_lines[finding.line - 1].strip() if finding.line <= len(source_lines) else ""
+    where = f"it raises in code cell {defined_in + 1}, line {defined_line}: {text[:80]}"
+    evidence = msgspec.structs.replace(finding.evidence, facts=[*finding.evidence.facts, where])
+    return index, msgspec.structs.replace(
+        finding,
+        evidence=evidence,
+        line=line,
+        column=0,
+        end_line=line + last - finding.statement_line,
+        end_column=None,
+        related_cell=defined_in,
+        replacements=[],
+        statement_line=None,
+        statement_end_line=None,
+    )
+
+
 def results_by_cell(
     joined: JoinedCells, sources: dict[int, str], checked: CheckResult
 ) -> dict[int, CheckResult]:
@@ -114,6 +145,11 @@ def results_by_cell(
     would: cells after that cell get no result."""
     own: dict[int, list[Finding]] = {index: [] for index in joined.indices}
     for finding in checked.findings:
+        called = _in_a_function_from_another_cell(joined, finding)
+        if called is not None:
+            index, moved = called
+            own[index].append(moved)
+            continue
         index, line = joined.locate(finding.line)
         cause = cause_cell(joined, sources, finding, index)
         end_line = None

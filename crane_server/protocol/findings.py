@@ -46,6 +46,10 @@ class Finding(msgspec.Struct, kw_only=True):
     fix: str | None = None
     replacements: list[Replacement] = msgspec.field(default_factory=list)
     related_cell: int | None = None
+    # Set when the crash is inside a function defined elsewhere in the checked source: the
+    # lines (1-based, of the checked source) of the top-level statement whose call reaches it.
+    statement_line: int | None = None
+    statement_end_line: int | None = None
 
 
 # CheckResult lives in protocol/check.py (it embeds the LLM outcome); re-exported here.

@@ -82,6 +82,23 @@ CASES = [
         None,
     ),
     (
+        # the function is defined in cell 3 and raises only when cell 4 calls it: the Error
+        # is on cell 4, the cell that raises, with the defining cell as the cause
+        "function-defined-above-called-below",
+        [
+            IMPORTS,
+            FRAME,
+            "def total(frame):\n    return frame['c'].sum()",
+            "print(df.shape)\nt = total(df)",
+        ],
+        (4, "KeyError", 3),
+    ),
+    (
+        "function-defined-above-called-right",
+        [IMPORTS, FRAME, "def total(frame):\n    return frame['b'].sum()", "t = total(df)"],
+        None,
+    ),
+    (
         "float64-features-into-a-layer-built-above",
         [TORCH, "x = torch.zeros(8, 3, dtype=torch.float64)", "net = nn.Linear(3, 1)", "net(x)"],
         (4, "RuntimeError", 3),

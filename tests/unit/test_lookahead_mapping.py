@@ -51,3 +51,24 @@ def test_a_walk_without_a_crash_answers_for_every_cell() -> None:
 
 def test_a_cell_magic_cannot_be_joined() -> None:
     assert join_cells({0: "x = 1", 1: "%%bash\necho hi"}) is None
+
+
+def test_a_crash_in_a_function_from_a_cell_above_belongs_to_the_calling_cell() -> None:
+    sources = {1: "def total(frame):\n    return frame['c'].sum()", 2: "x = 1\nt = total(df)"}
+    joined = join_cells(sources)
+    assert joined is not None
+    # the walk found the crash on joined line 2 (inside `total`), reached from line 4's call
+    crash = Finding(
+        code="pandas-missing-column",
+        exception="KeyError",
+        message="KeyError: 'c'",
+        line=2,
+        end_line=2,
+        statement_line=4,
+        statement_end_line=4,
+    )
+    results = results_by_cell(joined, sources, CheckResult(crash=True, findings=[crash]))
+    assert results[1].findings == [] and not results[1].crash
+    moved = results[2].findings[0]
+    assert (moved.line, moved.end_line, moved.related_cell) == (2, 2, 1)
+    assert moved.evidence.facts[-1] == ("it raises in code cell 2, line 2: return frame['c'].sum()")

@@ -183,6 +183,8 @@ class Checker:
         self.modules_seen = len(sys.modules)
         self.warm_up_left = WARM_UP_ALLOWANCE_S
         self.refused_at_start = imports.refused_count()
+        # The top-level statement of the walked source being walked now (root walk only).
+        self.statement: Optional[ast.stmt] = None
         self.loop_depth = 0
         self.rule_errors: List[str] = []
         self.loop_bound: List[Set[str]] = []  # names bound inside each enclosing loop
@@ -217,8 +219,23 @@ class Checker:
             outcome.node = None
             outcome.replace_node = None
             node = self.report_at
-        self.findings.append(to_finding(outcome, node, self.lines, self.line_offset))
+        finding = to_finding(outcome, node, self.lines, self.line_offset)
+        statement = self.root().statement
+        if statement is not None:
+            first = statement.lineno + self.line_offset
+            last = (getattr(statement, "end_lineno", None) or statement.lineno) + self.line_offset
+            if not first <= finding["line"] <= last:
+                # inside a function defined elsewhere in the source: the statement that calls it
+                finding["statement_line"], finding["statement_end_line"] = first, last
+        self.findings.append(finding)
         raise StopWalk()
+
+    def root(self) -> "Checker":
+        """The walk of the cell itself (a function body's walk has the caller as parent)."""
+        checker = self
+        while checker.parent is not None:
+            checker = checker.parent
+        return checker
 
     def child(
         self, node: Any, bound: Dict[str, Any], call_node: ast.AST, in_cell: bool
@@ -481,8 +498,11 @@ class Checker:
             pass
 
     def exec_block(self, body: List[ast.stmt]) -> None:
+        top_level = self.parent is None and body is self.tree.body
         for stmt in body:
             self.check_budget()
+            if top_level:
+                self.statement = stmt
             self.exec_stmt(stmt)
 
     def exec_stmt(self, stmt: ast.stmt) -> None:
