@@ -34,6 +34,8 @@ STDLIB_FALLBACK = frozenset(
 )
 
 _refused: List[int] = [0]
+# The modules refused during the current probe request (a helper may import them instead).
+_refused_names: List[str] = []
 
 
 class ImportBlocked(ImportError):
@@ -43,6 +45,11 @@ class ImportBlocked(ImportError):
 def refused_count() -> int:
     """Imports refused so far in this process (a walk compares it before and after)."""
     return _refused[0]
+
+
+def refused_names() -> List[str]:
+    """The modules refused during the current probe request, in order."""
+    return list(dict.fromkeys(_refused_names))
 
 
 def is_standard_library(name: str) -> bool:
@@ -57,6 +64,7 @@ class _RefusingLoader:
 
     def exec_module(self, module: Any) -> None:
         _refused[0] += 1
+        _refused_names.append(module.__name__)
         raise ImportBlocked("crane: %s is not imported during a check" % module.__name__)
 
 
@@ -68,6 +76,7 @@ class ImportGuard:
         self.own_root = __name__.split(".", 1)[0]
 
     def __enter__(self) -> "ImportGuard":
+        del _refused_names[:]
         sys.meta_path.insert(0, self)
         return self
 

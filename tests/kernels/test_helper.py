@@ -164,3 +164,26 @@ async def test_a_helper_for_an_interpreter_that_is_not_there_is_refused() -> Non
         assert helpers.usable(sys.executable)
         assert not helpers.usable("/nonexistent/python3")
         assert not helpers.usable("python3")  # only an absolute path the kernel reported
+
+
+async def test_a_lazy_import_refused_in_the_kernel_is_judged_in_the_helper(
+    fresh: RunningKernel,
+) -> None:
+    """`Series.interpolate(method='cubic')` imports scipy inside pandas. The kernel refuses
+    that import during a check (a module loaded then could not be taken back), so the kernel
+    alone judges nothing; the helper walks the cell, pandas imports scipy there, and the
+    crash scipy raises on too few points is predicted. scipy never enters the kernel."""
+    assert _unloaded(fresh, "scipy")
+    crashing = "short = pd.Series([1.0, np.nan, 3.0]).interpolate(method='cubic')"
+    near_miss = "short = pd.Series([1.0, np.nan, 3.0]).interpolate()"
+    before = fingerprint(fresh)
+    assert await _check(fresh, crashing, None) == []
+    async with HelperPool() as helpers:
+        found = await _check(fresh, crashing, helpers)
+        quiet = await _check(fresh, near_miss, helpers)
+    assert found == [("pandas-value-error", "ValueError", 1)]
+    assert quiet == []
+    assert fingerprint(fresh) == before
+    assert _unloaded(fresh, "scipy")
+    reply = fresh.execute(crashing)
+    assert (reply["status"], reply["ename"]) == ("error", "ValueError")

@@ -1709,8 +1709,10 @@ def check_request(payload: Dict[str, Any]) -> Dict[str, Any]:
     """payload: {"source": cell text, "handoff": bool} -> {"findings": [...], "handoff"?}.
 
     With `handoff` set (the daemon can start a helper interpreter) and a cell that imports a
-    library the kernel has not loaded before its first finding, the reply carries what a
-    helper needs to walk the cell again with that library imported (see handoff.py).
+    library the kernel has not loaded before its first finding, or library code that tried to
+    import a module lazily (refused in the kernel, see imports.py) before any finding, the
+    reply carries what a helper needs to walk the cell again with those modules imported
+    (see handoff.py).
     """
     source = payload.get("source", "")
     started = time.perf_counter()
@@ -1720,14 +1722,21 @@ def check_request(payload: Dict[str, Any]) -> Dict[str, Any]:
         "rule_errors": errors[:20],
         "budget_spent": budget_spent,
     }
-    if payload.get("handoff") and checker is not None and checker.unloaded:
-        first_line = min(line for _, line in checker.unloaded)
+    refused: List[str] = []
+    if checker is not None and imports.refused_count() != checker.refused_at_start:
+        refused = [] if findings else imports.refused_names()
+    if payload.get("handoff") and checker is not None and (checker.unloaded or refused):
+        first_line = min([line for _, line in checker.unloaded] or [0])
         if not findings or findings[0].get("line", 0) >= first_line:
             from . import handoff
 
             try:
                 request = handoff.build(
-                    checker, checker.code, checker.line_offset, [m for m, _ in checker.unloaded]
+                    checker,
+                    checker.code,
+                    checker.line_offset,
+                    [m for m, _ in checker.unloaded] + refused,
+                    lazy=bool(refused),
                 )
             except Exception as exc:
                 errors.append("handoff: %s: %s" % (type(exc).__name__, exc))

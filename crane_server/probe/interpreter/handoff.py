@@ -180,10 +180,16 @@ def _changed_pandas_options(pd: Any) -> Dict[str, Any]:
     return changed
 
 
-def build(checker: Any, code: str, offset: int, modules: List[str]) -> Optional[Dict[str, Any]]:
-    """The hand-off request for a walk that met `modules` unloaded, or None."""
+def build(
+    checker: Any, code: str, offset: int, modules: List[str], lazy: bool = False
+) -> Optional[Dict[str, Any]]:
+    """The hand-off request for a walk that met `modules` unloaded, or None.
+
+    `lazy`: library code in the walk tried to import a module lazily, which the kernel
+    refuses (imports.py); the helper walks anyway, and that library code imports it there.
+    """
     modules = [m for m in dict.fromkeys(modules) if _library_root(m)]
-    if not modules:
+    if not modules and not lazy:
         return None
     values: Dict[str, Any] = {}
     module_names: Dict[str, str] = {}
