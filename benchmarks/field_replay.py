@@ -37,6 +37,7 @@ from __future__ import annotations
 import argparse
 import ast
 import asyncio
+import contextlib
 import dataclasses
 import json
 import os
@@ -46,7 +47,7 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Iterable
+from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -453,6 +454,18 @@ async def _lookahead(
             counts.ahead_errors[result.cell - 1] = errors
 
 
+@contextlib.asynccontextmanager
+async def _fresh_kernel(folder: Path, runtime: Path) -> AsyncIterator[KernelSession]:
+    """A kernel started in `folder` and attached to, shut down afterwards."""
+    manager, session = await _start(folder, runtime)
+    try:
+        yield session
+    finally:
+        await session.close()
+        manager.shutdown_kernel(now=True)
+        manager.cleanup_resources()
+
+
 async def _start(folder: Path, runtime: Path) -> tuple[Any, KernelSession]:
     from jupyter_client.manager import KernelManager
 
@@ -477,52 +490,12 @@ async def replay_notebook(
     sources = code_cells(source)
     counts.cells = len(sources)
     await _lookahead(replay, counts, helpers)
-    manager, session = None, None
     try:
-        manager, session = await _start(replay.parent, runtime)
-        executed: set[str] = set()
-        for position, text in enumerate(sources):
-            document = _document(replay.name, sources, executed)
-            before = await fingerprint(session)
-            checked = time.perf_counter()
-            try:
-                errors, failure = await _judge(
-                    session, document, document.checked_cells[position], position, helpers
-                )
-            except (CraneError, asyncio.TimeoutError) as exc:
-                errors, failure = [], f"{type(exc).__name__}: {exc}"
-            counts.check_ms.append((time.perf_counter() - checked) * 1000.0)
-            after = await fingerprint(session)
-            if failure:
-                counts.tool_errors[position] = failure
-            changed = differences(before, after)
-            if changed:
-                counts.kernel_changes[position] = changed
-            loaded = sorted(set(after["modules"]) - set(before["modules"]))
-            if loaded:
-                counts.modules_loaded[position] = loaded[:10] + (
-                    ["..."] if len(loaded) > 10 else []
-                )
-            if errors:
-                counts.errors[position] = [exception for exception, _ in errors]
-                counts.messages[position] = [message for _, message in errors]
-            outcome = await session.execute(text, timeout=CELL_TIMEOUT)
-            executed.add(text)
-            counts.ran = position + 1
-            if outcome.status != "ok":
-                counts.crashed[position] = outcome.ename or outcome.status
-                counts.crash_messages[position] = (outcome.evalue or "").split("\n")[0][:200]
-            if outcome.status in ("died", "timeout"):
-                counts.stopped = f"cell {position}: {outcome.status}"
-                break
+        async with _fresh_kernel(replay.parent, runtime) as session:
+            await _judge_and_run(session, replay, sources, counts, helpers)
     except CraneError as exc:
         counts.stopped = f"not measured: {exc}"
     finally:
-        if session is not None:
-            await session.close()
-        if manager is not None:
-            manager.shutdown_kernel(now=True)
-            manager.cleanup_resources()
         shutil.rmtree(workdir, ignore_errors=True)
     if counts.stopped is None:
         await _run_unchecked(source, sources[: counts.ran], runtime, counts)
@@ -531,29 +504,67 @@ async def replay_notebook(
     return counts
 
 
+async def _judge_and_run(
+    session: KernelSession,
+    replay: Path,
+    sources: list[str],
+    counts: NotebookCounts,
+    helpers: HelperPool | None,
+) -> None:
+    """Each cell judged just before it runs, then run; the kernel is fingerprinted around
+    every check."""
+    executed: set[str] = set()
+    for position, text in enumerate(sources):
+        document = _document(replay.name, sources, executed)
+        before = await fingerprint(session)
+        checked = time.perf_counter()
+        try:
+            errors, failure = await _judge(
+                session, document, document.checked_cells[position], position, helpers
+            )
+        except (CraneError, asyncio.TimeoutError) as exc:
+            errors, failure = [], f"{type(exc).__name__}: {exc}"
+        counts.check_ms.append((time.perf_counter() - checked) * 1000.0)
+        after = await fingerprint(session)
+        if failure:
+            counts.tool_errors[position] = failure
+        changed = differences(before, after)
+        if changed:
+            counts.kernel_changes[position] = changed
+        loaded = sorted(set(after["modules"]) - set(before["modules"]))
+        if loaded:
+            counts.modules_loaded[position] = loaded[:10] + (["..."] if len(loaded) > 10 else [])
+        if errors:
+            counts.errors[position] = [exception for exception, _ in errors]
+            counts.messages[position] = [message for _, message in errors]
+        outcome = await session.execute(text, timeout=CELL_TIMEOUT)
+        executed.add(text)
+        counts.ran = position + 1
+        if outcome.status != "ok":
+            counts.crashed[position] = outcome.ename or outcome.status
+            counts.crash_messages[position] = (outcome.evalue or "").split("\n")[0][:200]
+        if outcome.status in ("died", "timeout"):
+            counts.stopped = f"cell {position}: {outcome.status}"
+            break
+
+
 async def _run_unchecked(
     source: Source, sources: list[str], runtime: Path, counts: NotebookCounts
 ) -> None:
     """The same cells on another fresh kernel in a fresh copy, with no check at all."""
     workdir = Path(tempfile.mkdtemp(prefix="field-unchecked-"))
-    manager, session = None, None
     try:
         replay = materialise(source, workdir)
-        manager, session = await _start(replay.parent, runtime)
-        for position, text in enumerate(sources):
-            outcome = await session.execute(text, timeout=CELL_TIMEOUT)
-            if outcome.status != "ok":
-                counts.unchecked_crashed[position] = outcome.ename or outcome.status
-            if outcome.status in ("died", "timeout"):
-                break
+        async with _fresh_kernel(replay.parent, runtime) as session:
+            for position, text in enumerate(sources):
+                outcome = await session.execute(text, timeout=CELL_TIMEOUT)
+                if outcome.status != "ok":
+                    counts.unchecked_crashed[position] = outcome.ename or outcome.status
+                if outcome.status in ("died", "timeout"):
+                    break
     except CraneError as exc:
         counts.runs_changed[-1] = f"unchecked run not measured: {exc}"
     finally:
-        if session is not None:
-            await session.close()
-        if manager is not None:
-            manager.shutdown_kernel(now=True)
-            manager.cleanup_resources()
         shutil.rmtree(workdir, ignore_errors=True)
     for position in sorted(set(counts.crashed) | set(counts.unchecked_crashed)):
         checked = counts.crashed.get(position, "ran")
