@@ -106,10 +106,13 @@ def test_batch_norm_and_dropout_run_on_shadows_only() -> None:
     assert torch.equal(torch.get_rng_state(), rng)
 
 
-def test_a_walk_that_runs_out_of_time_says_so() -> None:
+def test_a_walk_that_runs_out_of_time_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
     """The walk stops at its CPU budget: the result says so instead of claiming nothing."""
+    from crane_server.probe.interpreter import checker as checker_module
     from crane_server.probe.interpreter.checker import walk_cell
 
+    monkeypatch.setattr(checker_module, "TIME_BUDGET_S", 0.25)
+    monkeypatch.setattr(checker_module, "WALL_LIMIT_S", 2.0)
     namespace = namespace_for(
         RuleCase("b", "import numpy as np\na = np.ones((300, 300))", "", None)
     )
