@@ -17,7 +17,12 @@ _OWN_IDS_KEPT = 512
 
 
 class ActivityTracker:
-    """Busy/idle from the status of user `execute_request`s; crane's own requests are ignored."""
+    """Busy/idle from the status of user `execute_request`s; crane's own requests are ignored.
+
+    A user cell is an execute_request that IOPub announces with `execute_input`. Silent
+    requests never are: another tool's probe (a second crane, a variable viewer) is not a cell,
+    and its brief busy must not be reported as one.
+    """
 
     def __init__(self, emit: Callable[[KernelEvent], None]) -> None:
         self.state = "unknown"
@@ -77,6 +82,9 @@ class ActivityTracker:
             if parent.get("msg_type") == "execute_request" and parent_id not in self._own:
                 self._on_status(content.get("execution_state"), parent_id)
         elif msg_type == "execute_input" and parent_id:
+            if parent_id not in self._own:
+                self._active.add(parent_id)
+                self.set_state("busy")
             count = content.get("execution_count")
             started = ExecutionStarted(
                 code=str(content.get("code", "")),
@@ -93,10 +101,7 @@ class ActivityTracker:
     def _on_status(self, state: str | None, parent_id: str | None) -> None:
         if not parent_id:
             return
-        if state == "busy":
-            self._active.add(parent_id)
-            self.set_state("busy")
-        elif state == "idle":
+        if state == "idle":
             self._active.discard(parent_id)
             started = self._inputs.pop(parent_id, None)
             if started is not None:

@@ -157,6 +157,29 @@ async def test_busy_kernel(shared_kernel: RunningKernel, session: KernelSession)
         await late.close()
 
 
+async def test_another_tools_silent_request_is_not_a_running_cell(
+    shared_kernel: RunningKernel, session: KernelSession
+) -> None:
+    """A second client's silent execute (another crane, a variable viewer) runs no cell: the
+    session stays idle through it (a discovery that met one reported an idle kernel busy)."""
+    from crane_server.kernels.events import StateChanged
+
+    events = EventQueue(session)
+    await run_cell(shared_kernel, events, "z = 1")
+    events.seen.clear()
+    tool = shared_kernel.client.execute(
+        "import time; time.sleep(0.5)", silent=True, store_history=False
+    )
+    while shared_kernel.client.get_shell_msg(timeout=10)["parent_header"].get("msg_id") != tool:
+        pass
+    await session.bookkeeping("control", timeout=5)  # IOPub of the tool's request is in
+    assert session.state == "idle"
+    assert not any(isinstance(e, StateChanged) for e in events.seen)
+    await run_cell(shared_kernel, events, "z = 2")  # a user cell still is one
+    states = [e.state for e in events.seen if isinstance(e, StateChanged)]
+    assert states == ["busy", "idle"]
+
+
 async def test_match_by_history(shared_kernel: RunningKernel, session: KernelSession) -> None:
     cells = ["h1 = 'first'", "h2 = h1 * 2"]
     for cell in cells:
