@@ -138,9 +138,7 @@ def walk_call(
 
 
 def parent_namespace(checker: Any) -> Any:
-    while checker.parent is not None:
-        checker = checker.parent
-    return checker.namespace
+    return checker.root().namespace
 
 
 def module_forward(obj: Any) -> Optional[UserFunction]:

@@ -359,9 +359,7 @@ class Checker:
         if self.parent is not None:
             if name in self.local_names:
                 return UNKNOWN  # an unbound local: not judged
-            root = self.parent
-            while root.parent is not None:
-                root = root.parent
+            root = self.root()
             found, value = root.resolve(name)
             if found:
                 return value
@@ -406,9 +404,7 @@ class Checker:
 
     def wrap(self, value: Any) -> Any:
         """The tracked form of a namespace object, computed once per walk (sampling is not free)."""
-        root = self
-        while root.parent is not None:
-            root = root.parent
+        root = self.root()
         key = id(value)
         if key not in root.wrapped:
             # type(), never isinstance: isinstance reads a user object's `__class__`
@@ -1394,7 +1390,7 @@ class Checker:
         if isinstance(func, BoundMethod):
             if type_root(type(func.receiver.obj)) != "pandas":
                 return False
-        elif not (isinstance(func, Val) and type_root_of_function(func.obj) == "pandas"):
+        elif not (isinstance(func, Val) and type_root(func.obj) == "pandas"):
             return False
         inputs = [*site.args, *site.kwargs.values()]
         if isinstance(func, BoundMethod):
@@ -1491,12 +1487,6 @@ def _small_plain(obj: Any) -> bool:
             _small_plain(k) and _small_plain(v) for k, v in obj.items()
         )
     return False
-
-
-def type_root_of_function(func: Any) -> str:
-    """The top-level package a library function is defined in ("" when unknown)."""
-    module = getattr(func, "__module__", None)
-    return module.split(".", 1)[0] if isinstance(module, str) else ""
 
 
 def _through_progress_bars(site: CallSite) -> CallSite:

@@ -5,23 +5,28 @@ from __future__ import annotations
 import ast
 from typing import Any, List, Optional
 
+from ..files import missing_folder
 from ..gate import rule_inputs_allowed
 from ..outcomes import CallSite, Raise, Result
 from ..purity import PANDAS_IMPURE_METHODS
+from ..quiet import quiet
 from ..values import (
     LIBRARY_ROOTS,
     UNKNOWN,
     BoundMethod,
+    UserFunction,
     Val,
     closest_name,
     is_dataframe,
     is_library_object,
+    is_ndarray,
     is_plain_data,
     is_series,
     loaded,
     preview,
     type_root,
 )
+from .python import REMOVED_API_FIXES, exception_code, missing_file, raised, signature_rule
 
 # Methods whose result has the same rows as the receiver (so a sample's true row count carries).
 ROW_PRESERVING = frozenset(
@@ -109,8 +114,6 @@ def on_attribute(chk: Any, node: ast.Attribute, base: Val) -> Any:
     if hasattr(type(obj), name):
         return None  # generic attribute rule evaluates it
     if is_dataframe(obj):
-        from .python import REMOVED_API_FIXES
-
         kind = type(obj).__name__
         fix = REMOVED_API_FIXES.get((kind, name))
         closest = closest_name(name, list(obj.columns)) if fix is None else None
@@ -161,8 +164,6 @@ def _indexer(chk: Any, node: ast.Subscript, base: Val, key: Any) -> Any:
                     return missing_column_raise(frame, columns, KeyError(columns), node, node.slice)
         return Result(UNKNOWN)
     try:
-        from ..quiet import quiet
-
         with quiet():
             result = indexer[key.obj]
     except KeyError as exc:
@@ -219,8 +220,6 @@ def on_subscript(chk: Any, node: ast.Subscript, base: Val, key: Any) -> Any:
             if missing is not None:
                 return missing
         try:
-            from ..quiet import quiet
-
             with quiet():
                 result = obj[label]
         except Exception:
@@ -262,7 +261,6 @@ def _selection_error(frame: Any, label: Any, names: Any, node: ast.Subscript) ->
 
 def _column_labels_array(label: Any, pd: Any) -> bool:
     """A 1-D NumPy array or pandas Index of names (not booleans: those select rows)."""
-    from ..values import is_ndarray
 
     if not (is_ndarray(label) or (pd is not None and type(label) is pd.Index)):
         return False
@@ -324,8 +322,6 @@ _STREAMING = ("chunksize", "iterator", "storage_options")
 def _read_rule(site: CallSite, files_known: bool = True) -> Any:
     import os
 
-    from .python import signature_rule
-
     bad_call = signature_rule(site)
     if bad_call is not None:
         return bad_call
@@ -336,8 +332,6 @@ def _read_rule(site: CallSite, files_known: bool = True) -> Any:
     if name is None:
         return Result(UNKNOWN)
     if not os.path.exists(name) and not any(ch in name for ch in "*?"):
-        from .python import missing_file
-
         return missing_file(name, site)
     return _read_small_file(site, name)
 
@@ -384,8 +378,6 @@ def _read_small_file(site: CallSite, name: str) -> Any:
     args = [name] + [v.obj for v in site.args[1:]]
     kwargs = {k: v.obj for k, v in site.kwargs.items() if k != "filepath_or_buffer"}
     try:
-        from ..quiet import quiet
-
         with quiet():
             frame = reader(*args, **kwargs)
     except Exception:
@@ -451,8 +443,6 @@ def _frame_method(chk: Any, site: CallSite, func: BoundMethod) -> Any:
             _forget_receiver(chk, site)
         return Result(UNKNOWN)
     try:
-        from ..quiet import quiet
-
         with quiet():
             result = getattr(obj, name)(*args, **kwargs)
     except KeyError as exc:
@@ -473,7 +463,6 @@ def _frame_method(chk: Any, site: CallSite, func: BoundMethod) -> Any:
     except Exception as exc:
         if receiver.sampled or receiver.fake:
             return Result(UNKNOWN)
-        from .python import raised
 
         return raised(exc, site)
     new_value = Val(
@@ -501,8 +490,6 @@ def _frame_pairs(receiver: Val, name: str) -> Any:
     if name == "iterrows" and len(obj) > ITERROWS_MAX_ROWS:
         return Result(UNKNOWN)
     try:
-        from ..quiet import quiet
-
         with quiet():
             pairs = list(obj.items()) if name == "items" else list(obj.iterrows())
     except Exception:
@@ -568,8 +555,6 @@ def _conversion(chk: Any, site: CallSite, func: Any, inputs: List[Val]) -> Any:
     ):
         return None
     try:
-        from ..quiet import quiet
-
         with quiet():
             result = func(*args, **kwargs)
     except (ValueError, TypeError, OverflowError) as exc:
@@ -621,7 +606,6 @@ def write_into_missing_folder(chk: Any, site: CallSite) -> Any:
         is_dataframe(func.receiver.obj) or is_series(func.receiver.obj)
     ):
         return None
-    from ..files import missing_folder
 
     argument = "path_or_buf" if func.name != "to_pickle" else "path"
     return missing_folder(site.arg(0, argument), site, "OSError")
@@ -654,8 +638,6 @@ def apply_user_function(chk: Any, site: CallSite) -> Any:
 
 def _user_callable_value(value: Val) -> bool:
     import types
-
-    from ..values import UserFunction
 
     target = value.obj
     if isinstance(target, UserFunction):
@@ -713,8 +695,6 @@ def set_item(chk: Any, target: ast.Subscript, base: Any, key: Any, value: Any) -
         and not (value.sampled != base.sampled and not _is_scalar(value.obj))
     ):
         try:
-            from ..quiet import quiet
-
             with quiet():
                 frame[label] = value.obj
         except Exception:
@@ -761,13 +741,9 @@ def _set_through_indexer(chk: Any, target: ast.Subscript, base: Val, key: Any, v
         return None  # a callable key (`loc[f]`) would be called by pandas
     copy = frame.copy(deep=True)
     try:
-        from ..quiet import quiet
-
         with quiet():
             getattr(copy, INDEXER_NAMES[type(indexer).__name__])[key.obj] = value.obj
     except (TypeError, ValueError, IndexError) as exc:
-        from .python import exception_code
-
         text = str(exc).split("\n")[0]
         return Raise(
             exception_code("pandas", exc),
@@ -809,8 +785,6 @@ def _length_mismatch(base: Val, value: Any, label: Any, target: ast.Subscript) -
         return None
     pd = loaded("pandas")
     try:
-        from ..quiet import quiet
-
         with quiet():  # pandas' own message, from a frame of the true length and no columns
             pd.DataFrame(index=pd.RangeIndex(rows))[label] = values
     except ValueError as exc:
@@ -851,8 +825,6 @@ def set_attribute(chk: Any, target: ast.Attribute, base: Any, value: Any) -> Any
         return None  # a sample's rows are not all of them
     copy = frame.copy(deep=False)
     try:
-        from ..quiet import quiet
-
         with quiet():
             setattr(copy, attr, labels)
     except ValueError as exc:
@@ -890,8 +862,6 @@ def _set_columns(base: Val, labels: List[Any], value: Any, target: ast.Subscript
         return None
     frame = base.obj.copy(deep=True)
     try:
-        from ..quiet import quiet
-
         with quiet():
             frame[labels] = value.obj
     except ValueError as exc:
