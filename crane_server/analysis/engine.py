@@ -7,6 +7,7 @@ import time
 
 import msgspec
 
+from crane_server.analysis.merge import merge_dry_run
 from crane_server.analysis.notebook_rules import annotate
 from crane_server.analysis.static_rules import check_cell_static
 from crane_server.errors import HelperError, KernelBusy, ProbeError
@@ -14,6 +15,7 @@ from crane_server.kernels.helper import HelperPool
 from crane_server.kernels.session import KernelSession
 from crane_server.protocol import CheckResult, Finding, NameInventory, RuntimeSnapshot
 from crane_server.protocol.handoff import Handoff
+from crane_server.twin import DryRunOptions, dry_run_cell
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +61,8 @@ class CheckOptions(msgspec.Struct, kw_only=True):
     # A cell's first import of a library: the helper interpreter's walk (first imports
     # included) may take this long before the kernel's own verdict is used alone.
     helper_timeout: float = 20.0
+    # Run the cell in a sealed twin of the kernel too (None: the checker alone).
+    dry_run: DryRunOptions | None = None
 
 
 class CellPlace(msgspec.Struct, kw_only=True):
@@ -80,11 +84,13 @@ async def check_cell(
     last_snapshot: RuntimeSnapshot | None = None,
     helpers: HelperPool | None = None,
 ) -> CheckResult:
-    """Rules findings for `source` against the kernel's live state.
+    """Rules findings for `source` against the kernel's live state, refined by a dry run.
 
     While the kernel runs a cell, falls back to the static checks over the control-channel
-    inventory (findings marked `based_on_last_snapshot`). With `helpers`, a cell that imports
-    a library the kernel has not loaded is walked again in a helper interpreter.
+    inventory (findings marked `based_on_last_snapshot`). With `options.dry_run`, the cell
+    runs in a sealed twin of the idle kernel and what it saw is merged in (merge.py). With
+    `helpers`, a cell that imports a library the kernel has not loaded is walked again in a
+    helper interpreter, unless the twin already settled it.
     """
     options = options or CheckOptions()
     place = CellPlace(
@@ -98,6 +104,11 @@ async def check_cell(
         last_snapshot=last_snapshot,
         handoff=helpers is not None,
     )
+    if options.dry_run is not None and not result.partial and result.error is None:
+        dry = await dry_run_cell(session, source, options=options.dry_run)
+        result = merge_dry_run(result, dry, source)
+        if dry.outcome in ("raised", "clean"):
+            return result
     if helpers is None or handoff is None:
         return result
     return await refine_in_helper(

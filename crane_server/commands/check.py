@@ -15,7 +15,7 @@ from pathlib import Path
 
 import msgspec
 
-from crane_server.analysis.engine import check_cell
+from crane_server.analysis.engine import CheckOptions, check_cell
 from crane_server.commands.remote_options import (
     add_server_arguments,
     attach_remote,
@@ -34,6 +34,7 @@ from crane_server.kernels.session import KernelSession
 from crane_server.llm.command_support import add_llm_arguments, run_llm_check
 from crane_server.protocol import CheckResult
 from crane_server.protocol.check import AheadReport
+from crane_server.twin import DryRunOptions
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -82,8 +83,33 @@ def configure(parser: argparse.ArgumentParser) -> None:
             "(such a cell is then judged without that library)"
         ),
     )
+    parser.add_argument(
+        "--no-dry-run",
+        action="store_true",
+        help=(
+            "do not run the cell in a sealed twin of the kernel (the dry run); "
+            "judge it with the checker alone"
+        ),
+    )
+    parser.add_argument(
+        "--dry-run-budget",
+        type=float,
+        default=DryRunOptions().wall_s,
+        metavar="S",
+        help="seconds of wall and CPU time the dry run may spend (default %(default)s)",
+    )
     add_server_arguments(parser)
     add_llm_arguments(parser)
+
+
+def check_options(args: argparse.Namespace) -> CheckOptions:
+    """The checker's options from the command line (the dry run on unless --no-dry-run)."""
+    if args.no_dry_run:
+        return CheckOptions()
+    budget = args.dry_run_budget
+    if not 0.1 <= budget <= 30.0:
+        raise DocumentError(f"--dry-run-budget must be between 0.1 and 30 seconds, not {budget}")
+    return CheckOptions(dry_run=DryRunOptions(wall_s=budget))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -153,6 +179,7 @@ async def _check_notebook(args: argparse.Namespace, helpers: HelperPool) -> tupl
             notebook_cells=prepared.all_sources,
             target_index=prepared.target_index,
             helpers=helpers,
+            options=check_options(args),
         )
         result.cell = prepared.target_index + 1
         result.timings.update(prepared.timings)
@@ -171,7 +198,12 @@ async def _check_attached(args: argparse.Namespace, helpers: HelperPool) -> tupl
         session = await KernelSession.attach(args.connection_file, timeout=min(5.0, args.timeout))
     try:
         result = await check_cell(
-            session, source, notebook_cells=cells, target_index=index, helpers=helpers
+            session,
+            source,
+            notebook_cells=cells,
+            target_index=index,
+            helpers=helpers,
+            options=check_options(args),
         )
         result.cell = None if index is None else index + 1
         executed = cells[:index] if cells and index is not None else []

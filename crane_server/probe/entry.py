@@ -13,6 +13,7 @@ from .imports import ImportGuard, is_standard_library
 from .interpreter import checker, handoff
 from .jsonsafe import JsonResult
 from .snapshot import summarise
+from .twin import control as twin_control
 
 
 def _execution_count() -> Any:
@@ -36,6 +37,10 @@ OPS: Dict[str, Callable[[Dict[str, Any]], Any]] = {
     "ping": _ping,
     "summarise": summarise.summarise_request,
     "check": checker.check_request,
+    # the dry run: fork a sealed twin of this kernel, collect its report, kill it
+    "twin_start": twin_control.start_request,
+    "twin_collect": twin_control.collect_request,
+    "twin_kill": twin_control.kill_request,
 }
 
 

@@ -37,6 +37,10 @@ SHIPPED_MODULES = (
     "rules.keras",
     "rules.boosting",
     "rules.progress",
+    # the dry run: a sealed twin of the kernel
+    "twin.seal",
+    "twin.child",
+    "twin.control",
     # the abstract interpreter
     "interpreter.calls",
     "interpreter.handoff",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import msgspec
 
+from crane_server.protocol.dry_run import DryRun
 from crane_server.protocol.findings import Finding
 from crane_server.protocol.llm import LlmOutcome
 
@@ -24,6 +25,8 @@ class CheckResult(msgspec.Struct, kw_only=True):
     budget_spent: bool = False
     error: str | None = None
     llm: LlmOutcome | None = None
+    # What the sealed twin saw when it ran the cell (None: no dry run was asked for).
+    dry_run: DryRun | None = None
 
 
 class AheadReport(msgspec.Struct, kw_only=True):

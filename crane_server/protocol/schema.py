@@ -10,6 +10,7 @@ import msgspec
 
 from crane_server.protocol import CheckResult, NameInventory, RuntimeSnapshot, Verdict
 from crane_server.protocol.check import AheadReport
+from crane_server.protocol.dry_run import DryRun
 from crane_server.protocol.eval import ResultRow
 from crane_server.protocol.handoff import Handoff
 from crane_server.protocol.jupyter_sessions import SessionMap
@@ -33,6 +34,7 @@ SCHEMAS: dict[str, Any] = {
     "kernel-records": list[KernelRecord],
     "kernel-connection-file": ConnectionFile,
     "helper-handoff": Handoff,
+    "dry-run": DryRun,
 }
 
 PROTOCOL_DIR = Path(__file__).resolve().parents[2] / "protocol"

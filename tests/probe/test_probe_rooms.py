@@ -18,7 +18,8 @@ ALLOWED = {
     "snapshot": {"root", "snapshot"},
     "rules": {"root", "rules"},
     "interpreter": {"root", "rules", "interpreter"},
-    "entry": {"root", "snapshot", "interpreter"},
+    "twin": {"root", "twin"},
+    "entry": {"root", "snapshot", "interpreter", "twin"},
 }
 PACKAGE = resources.files("crane_server.probe")
 

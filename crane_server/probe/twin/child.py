@@ -1,0 +1,340 @@
+"""The twin's whole life after the fork: detach, seal, run the cell, report, exit.
+
+Nothing here returns: every path ends in `os._exit`. Until the seal is on, the twin only
+rearranges its own copy of the process (descriptors, mappings, limits, streams). The
+verdict's rules live in `verdict.py`; the seal in `seal.py`.
+"""
+
+import ctypes
+import gc
+import json
+import os
+import re
+import resource
+import signal
+import sys
+import time
+import traceback
+from typing import Any, Dict, List, NoReturn, Optional
+
+from . import seal
+
+CELL_FILENAME = "<crane-dry-run-cell>"
+REPORT_LIMIT = 60_000  # below a pipe's 64 KiB: the twin's last write never blocks
+SHARED_COPY_LIMIT = 256 * 1024 * 1024
+
+PR_SET_PDEATHSIG = 1
+MAP_PRIVATE = 0x02
+MAP_FIXED = 0x10
+MAP_ANONYMOUS = 0x20
+PROT_READ = 1
+PROT_WRITE = 2
+
+# IPython's translation of `%matplotlib ...`: the twin has switched to Agg already
+_MATPLOTLIB_MAGIC = re.compile(r"get_ipython\(\)\.run_line_magic\('matplotlib', '[^'\n]*'\)")
+
+
+class Declined(Exception):
+    """The twin cannot vouch for this cell's run (the verdict is unknown, with this reason)."""
+
+
+def _write_report(fd: int, report: Dict[str, Any]) -> None:
+    data = json.dumps(report, default=str).encode("utf-8", "replace")
+    if len(data) > REPORT_LIMIT:
+        report.pop("traceback", None)
+        report["message"] = str(report.get("message", ""))[:2000]
+        data = json.dumps(report, default=str).encode("utf-8", "replace")[:REPORT_LIMIT]
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
+def _finish(fd: int, report: Dict[str, Any]) -> NoReturn:
+    try:
+        _write_report(fd, report)
+    finally:
+        os._exit(0)
+
+
+def _detach(parent: int) -> None:
+    """Own process group, dies with the kernel, first for the OOM killer, lowest priority."""
+    os.setpgid(0, 0)
+    libc = ctypes.PyDLL(None, use_errno=True)
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:
+        os._exit(0)  # the kernel died between fork and prctl
+    with open("/proc/self/oom_score_adj", "w") as score:
+        score.write("1000")
+    try:
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+    except (AttributeError, OSError):
+        pass
+    os.nice(19)
+
+
+def _vm_size_bytes() -> int:
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmSize:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+def _limit(wall_s: float, cpu_s: float, memory_mb: int) -> None:
+    """Budgets enforced by the kernel: a deadly SIGALRM, RLIMIT_CPU, RLIMIT_AS, no core file."""
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    seconds = max(1, int(cpu_s + 0.999))
+    resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds + 1))
+    if memory_mb > 0:
+        cap = _vm_size_bytes() + memory_mb * 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+    for number in (signal.SIGALRM, signal.SIGXCPU, signal.SIGINT, signal.SIGTERM):
+        signal.signal(number, signal.SIG_DFL)
+    try:
+        signal.set_wakeup_fd(-1)
+    except ValueError:
+        pass
+    signal.setitimer(signal.ITIMER_REAL, wall_s)
+
+
+def _private_descriptors(keep: int) -> None:
+    """Each inherited regular file or directory: a private description at the same offset.
+
+    Everything else (the kernel's ZeroMQ sockets, pipes, eventfds, terminals) becomes
+    /dev/null; 0, 1 and 2 are /dev/null too.
+    """
+    import stat
+
+    null = os.open(os.devnull, os.O_RDWR)
+    for name in os.listdir("/proc/self/fd"):
+        fd = int(name)
+        if fd in (keep, null):
+            continue
+        try:
+            info = os.fstat(fd)
+        except OSError:
+            continue  # the listing's own descriptor, closed already
+        replacement = -1
+        if fd > 2 and (stat.S_ISREG(info.st_mode) or stat.S_ISDIR(info.st_mode)):
+            try:
+                offset = os.lseek(fd, 0, os.SEEK_CUR)
+                replacement = os.open("/proc/self/fd/%d" % fd, os.O_RDONLY)
+                os.lseek(replacement, offset, os.SEEK_SET)
+            except OSError:
+                replacement = -1
+        inheritable = os.get_inheritable(fd)
+        os.dup2(replacement if replacement >= 0 else null, fd, inheritable=inheritable)
+        if replacement >= 0:
+            os.close(replacement)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    os.close(null)
+
+
+def _private_shared_mappings() -> int:
+    """Writable shared mappings (memmap r+, shared memory, SysV shm) become private copies.
+
+    A write by the cell then lands in the twin's own pages, never in the file or segment
+    the kernel shares. Returns the bytes copied.
+    """
+    regions = []
+    with open("/proc/self/maps") as maps:
+        for line in maps:
+            fields = line.split()
+            if len(fields) >= 2 and fields[1][1] == "w" and fields[1][3] == "s":
+                start, end = (int(part, 16) for part in fields[0].split("-"))
+                regions.append((start, end - start))
+    total = sum(size for _, size in regions)
+    if total > SHARED_COPY_LIMIT:
+        raise Declined(
+            "the kernel has %d MB of writable shared memory; the twin copies at most %d MB"
+            % (total >> 20, SHARED_COPY_LIMIT >> 20)
+        )
+    if not regions:
+        return 0
+    libc = ctypes.PyDLL(None, use_errno=True)
+    libc.mmap.restype = ctypes.c_void_p
+    libc.mmap.argtypes = [
+        ctypes.c_void_p,
+        ctypes.c_size_t,
+        ctypes.c_int,
+        ctypes.c_int,
+        ctypes.c_int,
+        ctypes.c_long,
+    ]
+    for start, size in regions:
+        copy = ctypes.create_string_buffer(size)
+        ctypes.memmove(copy, start, size)
+        placed = libc.mmap(
+            start, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0
+        )
+        if placed != start:
+            os._exit(70)  # the region is gone: nothing sane can run now
+        ctypes.memmove(start, copy, size)
+    return total
+
+
+def _no_input(fd: int) -> Any:
+    def refuse(*args: Any, **kwargs: Any) -> NoReturn:
+        _finish(fd, {"outcome": "unknown", "reason": "the cell asks for input()"})
+
+    return refuse
+
+
+def _mute_kernel(shell: Any, fd: int) -> None:
+    """Streams to /dev/null, displays dropped, no kernel message can leave, no input()."""
+    import builtins
+
+    sys.stdout = open(1, "w", closefd=False)  # noqa: SIM115 (lives as long as the twin)
+    sys.stderr = open(2, "w", closefd=False)  # noqa: SIM115
+    sys.displayhook = lambda value: None
+    builtins.input = _no_input(fd)
+    try:
+        import getpass
+
+        getpass.getpass = _no_input(fd)
+    except ImportError:
+        pass
+    if shell is None:
+        return
+    publisher = getattr(shell, "display_pub", None)
+    if publisher is not None:
+        publisher.publish = lambda *args, **kwargs: None
+        publisher.clear_output = lambda *args, **kwargs: None
+    shell.displayhook = lambda *args, **kwargs: None
+    kernel = getattr(shell, "kernel", None)
+    session = getattr(kernel, "session", None)
+    if session is not None:
+
+        def refuse_message(*args: Any, **kwargs: Any) -> NoReturn:
+            _finish(fd, {"outcome": "unknown", "reason": "the cell sends a kernel message"})
+
+        session.send = refuse_message
+    shell.raw_input = _no_input(fd)
+
+
+def _quiet_matplotlib() -> None:
+    os.environ["MPLBACKEND"] = "agg"
+    pyplot = sys.modules.get("matplotlib.pyplot")
+    if pyplot is not None:
+        pyplot.switch_backend("agg")
+
+
+def _drop_import_guard() -> None:
+    from .. import imports
+
+    sys.meta_path[:] = [
+        finder for finder in sys.meta_path if not isinstance(finder, imports.ImportGuard)
+    ]
+
+
+def _python_of(shell: Any, source: str) -> str:
+    """The cell as Python, or Declined for magics and shell escapes the twin cannot run."""
+    if shell is None:
+        return source
+    python = shell.transform_cell(source)
+    python = _MATPLOTLIB_MAGIC.sub("pass", python)
+    if "get_ipython()" in python and "get_ipython()" not in source:
+        raise Declined("the cell has a magic or a shell escape")
+    if python.count("\n") > source.count("\n") + 1:
+        raise Declined("IPython rewrote the cell into more lines")
+    return python
+
+
+def _innermost_cell_line(tb: Any) -> Optional[int]:
+    line = None
+    for frame, number in traceback.walk_tb(tb):
+        if frame.f_code.co_filename == CELL_FILENAME:
+            line = number
+    return line
+
+
+def _frames(tb: Any, source_lines: List[str]) -> List[Dict[str, Any]]:
+    frames = []
+    summaries = traceback.extract_tb(tb)
+    first = next((i for i, s in enumerate(summaries) if s.filename == CELL_FILENAME), 0)
+    for summary in summaries[first:][-12:]:
+        text = summary.line or ""
+        if summary.filename == CELL_FILENAME and 0 < (summary.lineno or 0) <= len(source_lines):
+            text = source_lines[(summary.lineno or 1) - 1].strip()
+        frames.append(
+            {
+                "file": "cell" if summary.filename == CELL_FILENAME else summary.filename,
+                "line": summary.lineno,
+                "function": summary.name,
+                "text": text[:200],
+            }
+        )
+    return frames
+
+
+def _run(shell: Any, code: Any, namespace: Dict[str, Any]) -> None:
+    trap = getattr(shell, "builtin_trap", None)
+    if trap is None:
+        exec(code, namespace)
+        return
+    with trap:
+        exec(code, namespace)
+
+
+def live(request: Dict[str, Any], report_fd: int, parent: int, state: Dict[str, Any]) -> NoReturn:
+    """The twin, from the instant after fork to its exit."""
+    started = time.perf_counter()
+    try:
+        _detach(parent)
+        _limit(float(request["wall_s"]), float(request["cpu_s"]), int(request["memory_mb"]))
+        sys.dont_write_bytecode = True  # an import's .pyc write would be a denied open
+        gc.freeze()  # no finaliser of a kernel object runs in the twin's collections
+        _private_descriptors(report_fd)
+        copied = _private_shared_mappings()
+        random_state = state.get("random")
+        if random_state is not None:
+            import random
+
+            random.setstate(random_state)  # fork reseeded it in the twin; the kernel's is exact
+        ipython = sys.modules.get("IPython")
+        shell = ipython.get_ipython() if ipython is not None else None
+        source = str(request["source"])
+        python = _python_of(shell, source)
+        code = compile(python, CELL_FILENAME, "exec", dont_inherit=True)
+        _mute_kernel(shell, report_fd)
+        _quiet_matplotlib()
+        _drop_import_guard()
+        namespace = shell.user_ns if shell is not None else sys.modules["__main__"].__dict__
+        sealed = seal.seal(os.getpid(), (1, 2, report_fd))
+    except Declined as exc:
+        _finish(report_fd, {"outcome": "unknown", "reason": str(exc)})
+    except SyntaxError as exc:
+        _finish(report_fd, {"outcome": "unknown", "reason": "SyntaxError: %s" % exc.msg})
+    except BaseException as exc:
+        _finish(
+            report_fd,
+            {
+                "outcome": "unknown",
+                "reason": "the twin could not be sealed (%s: %s)" % (type(exc).__name__, exc),
+            },
+        )
+    setup_ms = (time.perf_counter() - started) * 1000.0
+    ran = time.perf_counter()
+    report: Dict[str, Any] = {"setup_ms": setup_ms, "shared_copied": copied, "seal": sealed}
+    try:
+        _run(shell, code, namespace)
+        report["outcome"] = "clean"
+    except BaseException as exc:  # the cell's own exception: the verdict's material
+        report["outcome"] = "raised"
+        try:
+            report["exception"] = type(exc).__name__
+            report["module"] = type(exc).__module__
+            report["message"] = str(exc)[:4000]
+            report["line"] = _innermost_cell_line(exc.__traceback__)
+            report["traceback"] = _frames(exc.__traceback__, source.splitlines())
+            report["base"] = [klass.__name__ for klass in type(exc).__mro__]
+        except BaseException as formatting:
+            report["outcome"] = "unknown"
+            report["reason"] = "the exception could not be described (%s)" % (
+                type(formatting).__name__
+            )
+    report["run_ms"] = (time.perf_counter() - ran) * 1000.0
+    report["cpu_ms"] = (time.process_time()) * 1000.0
+    _finish(report_fd, report)

@@ -1,0 +1,213 @@
+"""Start a twin in an idle kernel, wait for its report, kill it when a real run starts.
+
+A kernel on this machine (same boot, same pid namespace) is watched through a pidfd: the
+daemon learns the instant the twin exits (no polling) and kills it with one syscall the
+moment IOPub shows a user's execute_input. A remote kernel's twin is polled with a backoff
+and ends by its own budget. Results are cached by (kernel process, cell text, execution
+count); a newer request for the same kernel ends the twin of the older one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import signal
+import time
+import weakref
+from typing import Any
+
+import msgspec
+
+from crane_server.errors import CraneError
+from crane_server.kernels.events import ExecutionStarted, KernelDied, KernelEvent
+from crane_server.kernels.session import KernelSession
+from crane_server.protocol.dry_run import DryRun
+from crane_server.twin.verdict import read_report
+
+log = logging.getLogger(__name__)
+
+CACHE_SIZE = 256
+
+
+class DryRunOptions(msgspec.Struct, kw_only=True):
+    wall_s: float = 3.0  # the twin's wall-clock budget (its CPU budget is the same)
+    memory_mb: int = 2048  # address space the twin may add to the kernel's
+    timeout: float = 5.0  # for each probe request that starts or collects a twin
+
+
+class _Watch:
+    """One live twin: its pid, a pidfd when the kernel is on this machine, why it ended."""
+
+    def __init__(self, pid: int, pidfd: int | None) -> None:
+        self.pid = pid
+        self.pidfd = pidfd
+        self.ended = asyncio.Event()
+        self.interrupted: str | None = None
+
+    def kill(self, reason: str) -> None:
+        if self.interrupted is None:
+            self.interrupted = reason
+        if self.pidfd is not None:
+            try:
+                signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
+            except OSError:
+                pass
+        self.ended.set()
+
+    def close(self) -> None:
+        if self.pidfd is not None:
+            try:
+                asyncio.get_running_loop().remove_reader(self.pidfd)
+            except (RuntimeError, ValueError):
+                pass
+            os.close(self.pidfd)
+            self.pidfd = None
+
+
+class _KernelTwins:
+    """The dry-run state of one kernel: the live twin (at most one) and the cache."""
+
+    def __init__(self) -> None:
+        self.lock = asyncio.Lock()
+        self.live: _Watch | None = None
+        self.cache: dict[tuple[str | None, str, int | None], DryRun] = {}
+
+
+_kernels: weakref.WeakKeyDictionary[KernelSession, _KernelTwins] = weakref.WeakKeyDictionary()
+
+
+def _identity() -> tuple[str, int] | None:
+    try:
+        with open("/proc/sys/kernel/random/boot_id", encoding="ascii") as boot:
+            boot_id = boot.read().strip()
+        return boot_id, os.stat("/proc/self/ns/pid").st_ino
+    except OSError:
+        return None
+
+
+def _pidfd_for(session: KernelSession, started: dict[str, Any]) -> int | None:
+    """A pidfd for the twin when its pid means the same process here, else None."""
+    mine = _identity()
+    if not session.on_this_machine or mine is None:
+        return None
+    if (started.get("boot_id"), started.get("pid_namespace")) != mine:
+        return None
+    try:
+        return os.pidfd_open(int(started["pid"]))
+    except (OSError, AttributeError, ValueError):
+        return None
+
+
+async def kill_twin(session: KernelSession, reason: str = "a newer request") -> None:
+    """End the kernel's live twin now, if there is one (a newer edit, a real run)."""
+    twins = _kernels.get(session)
+    if twins is not None and twins.live is not None:
+        twins.live.kill(reason)
+
+
+async def dry_run_cell(
+    session: KernelSession, source: str, *, options: DryRunOptions | None = None
+) -> DryRun:
+    """Run `source` in a sealed twin of the kernel and say what happened (never raises)."""
+    options = options or DryRunOptions()
+    twins = _kernels.setdefault(session, _KernelTwins())
+    key = (session.kernel_session, source, session.execution_count)
+    cached = twins.cache.get(key)
+    if cached is not None:
+        return msgspec.structs.replace(cached, cached=True)
+    if twins.live is not None:
+        twins.live.kill("a newer request")
+    async with twins.lock:
+        result = await _run_once(session, twins, source, options)
+    result.execution_count = key[2]
+    if result.outcome in ("raised", "clean") or (
+        result.outcome == "unknown" and twins.live is None and _stable(result)
+    ):
+        if len(twins.cache) >= CACHE_SIZE:
+            twins.cache.pop(next(iter(twins.cache)))
+        twins.cache[key] = result
+    return result
+
+
+def _stable(result: DryRun) -> bool:
+    """An unknown that a second try would repeat (not an interruption by a real run)."""
+    reason = result.reason or ""
+    return not any(word in reason for word in ("started", "newer", "busy", "killed"))
+
+
+async def _run_once(
+    session: KernelSession, twins: _KernelTwins, source: str, options: DryRunOptions
+) -> DryRun:
+    if session.state != "idle":
+        return DryRun(outcome="unknown", reason="the kernel is busy: no twin while a cell runs")
+    begun = time.perf_counter()
+    payload = {"source": source, "wall_s": options.wall_s, "memory_mb": options.memory_mb}
+    try:
+        started = await session.run_probe("twin_start", payload, timeout=options.timeout)
+    except CraneError as exc:
+        return DryRun(outcome="unknown", reason=f"the twin could not start: {exc}")
+    if not isinstance(started, dict) or "error" in started:
+        detail = started.get("error") if isinstance(started, dict) else started
+        return DryRun(outcome="unknown", reason=f"the twin could not start: {detail}")
+    if "declined" in started:
+        return DryRun(outcome="unavailable", reason=str(started["declined"]))
+    watch = _Watch(int(started["pid"]), _pidfd_for(session, started))
+    fork_ms = started.get("fork_ms")
+    twins.live = watch
+
+    def on_event(event: KernelEvent) -> None:
+        if isinstance(event, ExecutionStarted):
+            watch.kill("a real run started in the kernel")
+        elif isinstance(event, KernelDied):
+            watch.kill("the kernel died")
+
+    unsubscribe = session.subscribe(on_event)
+    try:
+        result = await _wait_and_collect(session, watch, options)
+    finally:
+        unsubscribe()
+        watch.close()
+        twins.live = None
+    if isinstance(fork_ms, (int, float)):
+        result.fork_ms = float(fork_ms)
+    result.elapsed_ms = (time.perf_counter() - begun) * 1000.0
+    return result
+
+
+async def _wait_and_collect(
+    session: KernelSession, watch: _Watch, options: DryRunOptions
+) -> DryRun:
+    deadline = time.monotonic() + options.wall_s + 1.0
+    if watch.pidfd is not None:
+        asyncio.get_running_loop().add_reader(watch.pidfd, watch.ended.set)
+        try:
+            await asyncio.wait_for(watch.ended.wait(), timeout=options.wall_s + 1.0)
+        except asyncio.TimeoutError:
+            watch.kill("the twin overran its budget")
+    delay = 0.005
+    while True:
+        if watch.interrupted is not None:
+            return DryRun(outcome="unknown", reason=watch.interrupted)
+        if session.state != "idle":
+            return DryRun(outcome="unknown", reason="a real run started in the kernel")
+        try:
+            report = await session.run_probe(
+                "twin_collect", {"pid": watch.pid}, timeout=options.timeout
+            )
+        except CraneError as exc:
+            return DryRun(outcome="unknown", reason=f"the twin's report was lost: {exc}")
+        if not isinstance(report, dict):
+            return DryRun(outcome="unknown", reason="the twin's report was unreadable")
+        if report.get("state") != "running":
+            if report.get("state") == "gone":
+                return DryRun(outcome="unknown", reason="the twin was gone before its report")
+            return read_report(report)
+        if time.monotonic() > deadline:
+            watch.kill("the twin overran its budget")
+            continue
+        try:
+            await asyncio.wait_for(watch.ended.wait(), timeout=delay)
+        except asyncio.TimeoutError:
+            pass
+        delay = min(delay * 2, 0.2)
