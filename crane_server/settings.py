@@ -317,3 +317,24 @@ def jupyter_servers(config_path: Path | None = None) -> list[JupyterServerEntry]
         headers = headers_from_mapping(entry["headers"], where) if "headers" in entry else ()
         found.append(JupyterServerEntry(entry["url"], token or None, headers))
     return found
+
+
+#: The config file's dry-run key, the same spelling as the editor setting `crane.dryRun`.
+DRY_RUN_KEY = "dryRun"
+DRY_RUN_MODES = ("afterFirstRun", "always", "off")
+
+
+def configured_dry_run(
+    environ: Mapping[str, str] | None = None, config_path: Path | None = None
+) -> str | None:
+    """The config file's `dryRun` ("afterFirstRun", "always", "off"), or None when unset."""
+    env = os.environ if environ is None else environ
+    value = read_config(config_path or default_config_path(dict(env))).get(DRY_RUN_KEY)
+    if value is None:
+        return None
+    if value not in DRY_RUN_MODES:
+        raise SettingsError(
+            f"{DRY_RUN_KEY} in the config file must be one of {', '.join(DRY_RUN_MODES)}, "
+            f"not {value!r}"
+        )
+    return str(value)

@@ -34,6 +34,7 @@ from crane_server.kernels.session import KernelSession
 from crane_server.llm.command_support import add_llm_arguments, run_llm_check
 from crane_server.protocol import CheckResult
 from crane_server.protocol.check import AheadReport
+from crane_server.settings import configured_dry_run
 from crane_server.twin import DryRunOptions
 
 
@@ -104,7 +105,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def check_options(args: argparse.Namespace) -> CheckOptions:
     """The checker's options from the command line (the dry run on unless --no-dry-run)."""
-    if args.no_dry_run:
+    if args.no_dry_run or configured_dry_run() == "off":
         return CheckOptions()
     budget = args.dry_run_budget
     if not 0.1 <= budget <= 30.0:

@@ -9,7 +9,7 @@ from lsprotocol import types
 
 from crane_server.errors import CraneError, KernelBusy
 from crane_server.kernels.session import KernelSession
-from crane_server.protocol import RuntimeSnapshot, VariableSummary
+from crane_server.protocol import CheckResult, RuntimeSnapshot, VariableSummary
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _DOTTED = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:\.[A-Za-z_][A-Za-z0-9_]*)*$")
@@ -65,6 +65,18 @@ async def hover_name(session: KernelSession, name: str, *, timeout: float) -> st
         return None
     summary = snapshot.variables.get(name)
     return None if summary is None else render_summary(summary)
+
+
+def dry_run_note(result: CheckResult | None) -> str | None:
+    """One line on what the dry run did for this cell, when it did not settle it."""
+    dry = None if result is None else result.dry_run
+    if dry is None or dry.outcome in ("raised", "off"):
+        return None
+    if dry.outcome == "clean":
+        return "_dry run: the cell ran clean on a sealed copy of the kernel_"
+    if dry.outcome == "unavailable":
+        return f"_no dry run in this kernel: {dry.reason}_"
+    return f"_dry run: unknown ({dry.reason}); the checker's verdict stands_"
 
 
 def markdown(text: str, where: types.Range | None = None) -> types.Hover:

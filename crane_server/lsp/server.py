@@ -14,7 +14,7 @@ from crane_server import __version__
 from crane_server.documents import NOTEBOOK_TYPES
 from crane_server.lsp import commands
 from crane_server.lsp.actions import code_actions
-from crane_server.lsp.hover import hover_name, markdown, name_at
+from crane_server.lsp.hover import dry_run_note, hover_name, markdown, name_at
 from crane_server.lsp.service import CraneService
 from crane_server.lsp.settings import decode_settings
 from crane_server.lsp.sync import notebook_from_workspace, text_from_workspace, unmapped_reason
@@ -150,10 +150,13 @@ def create_server() -> tuple[LanguageServer, CraneService]:
             return None
         lines = cell.text.split("\n")
         name = name_at(lines[line], params.position.character) if line < len(lines) else None
-        if name is None:
-            return None
-        text = await hover_name(session, name, timeout=service.settings.check_timeout_s)
-        return None if text is None else markdown(text)
+        verdict = owner.last_verdict
+        note = dry_run_note(verdict.results.get(cell.index) if verdict else None)
+        text = None
+        if name is not None:
+            text = await hover_name(session, name, timeout=service.settings.check_timeout_s)
+        shown = [part for part in (text, note) if part]
+        return markdown("  \n".join(shown)) if shown else None
 
     @server.feature(
         types.TEXT_DOCUMENT_CODE_ACTION,

@@ -36,9 +36,11 @@ from crane_server.lsp.checks import (
     touched_by,
 )
 from crane_server.lsp.diagnostics import to_diagnostic
+from crane_server.lsp.dry_runs import refine_in_twins
 from crane_server.lsp.kernels import KernelRegistry
 from crane_server.lsp.tasks import TaskOwner
 from crane_server.protocol.lsp import AttachKernelArgs, KernelStatus, ServerSettings
+from crane_server.twin import DryRunOptions
 
 log = logging.getLogger(__name__)
 
@@ -329,6 +331,25 @@ class CraneService:
         ):
             owner.rules = self._rule_diagnostics(document, verdict)
             self._publish(owner)
+        # Then the cells a user may run next, run for real in a sealed twin of the kernel.
+        if (
+            not verdict.static
+            and self._dry_run_allowed(document)
+            and await refine_in_twins(
+                session,
+                document,
+                verdict,
+                DryRunOptions(wall_s=self.settings.dry_run_budget_s),
+                edited={
+                    c.index
+                    for c in document.checked_cells
+                    if previous is None or c.text not in previous.by_text
+                },
+            )
+            and current(verdict)
+        ):
+            owner.rules = self._rule_diagnostics(document, verdict)
+            self._publish(owner)
         # Then what Run All would reach: crashes of pending cells caused by pending cells above.
         if (
             not verdict.static
@@ -355,6 +376,14 @@ class CraneService:
         if executed_code is None and previous is not None:
             changed = [c for c in document.checked_cells if c.text not in previous.by_text]
             self._auto_llm(owner, changed)
+
+    def _dry_run_allowed(self, document: CellDocument) -> bool:
+        """`crane.dryRun`: afterFirstRun waits until a cell of this notebook ran in its kernel
+        (opening a notebook never runs its code)."""
+        mode = self.settings.dry_run
+        if mode == "off":
+            return False
+        return mode == "always" or any(c.executed_unchanged for c in document.checked_cells)
 
     def _auto_llm(self, owner: OpenDocument, edited: list[Cell]) -> None:
         """With `llm.trigger: auto`, ask the LLM about the cells an edit changed."""

@@ -86,6 +86,10 @@ class LlmOptions(msgspec.Struct, kw_only=True, rename="camel"):
 
 DebounceMs = Annotated[int, msgspec.Meta(ge=0, le=60_000)]
 TimeoutS = Annotated[float, msgspec.Meta(ge=0.1, le=600.0)]
+BudgetS = Annotated[float, msgspec.Meta(ge=0.1, le=30.0)]
+# afterFirstRun: a cell runs in a twin only once the user ran a cell of that notebook in
+# that kernel (opening a notebook never runs its code); always; off.
+DryRunMode = Literal["afterFirstRun", "always", "off"]
 HeartbeatS = Annotated[float, msgspec.Meta(ge=0.5, le=3600.0)]
 ServerUrl = Annotated[str, msgspec.Meta(pattern=r"^https?://[^?#]+$", max_length=2048)]
 EnvName = Annotated[str, msgspec.Meta(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", max_length=128)]
@@ -132,3 +136,6 @@ class ServerSettings(msgspec.Struct, kw_only=True, rename="camel"):
     # A cell that first imports a library is walked again in a helper interpreter started
     # with the kernel's Python (kernels on this machine only); false: judged without it.
     helper_interpreter: bool = True
+    # The dry run: a cell runs in a sealed copy-on-write twin of the idle kernel.
+    dry_run: DryRunMode = "afterFirstRun"
+    dry_run_budget_s: BudgetS = 3.0

@@ -165,6 +165,9 @@ async def _run_once(
     unsubscribe = session.subscribe(on_event)
     try:
         result = await _wait_and_collect(session, watch, options)
+    except asyncio.CancelledError:
+        watch.kill("a newer edit or check")  # the kernel reaps it at its next twin request
+        raise
     finally:
         unsubscribe()
         watch.close()

@@ -6,7 +6,6 @@ verdict's rules live in `verdict.py`; the seal in `seal.py`.
 """
 
 import ctypes
-import gc
 import json
 import os
 import re
@@ -135,8 +134,8 @@ def _private_descriptors(keep: int) -> None:
 def _private_shared_mappings() -> int:
     """Writable shared mappings (memmap r+, shared memory, SysV shm) become private copies.
 
-    A write by the cell then lands in the twin's own pages, never in the file or segment
-    the kernel shares. Returns the bytes copied.
+    Private and read-only: no write of the twin can reach the file or segment the kernel
+    shares, even after an mprotect of its own. Returns the bytes copied.
     """
     regions = []
     with open("/proc/self/maps") as maps:
@@ -172,6 +171,9 @@ def _private_shared_mappings() -> int:
         if placed != start:
             os._exit(70)  # the region is gone: nothing sane can run now
         ctypes.memmove(start, copy, size)
+        # read-only as well: a write by the cell is a SIGSEGV (unknown), never a silent success
+        # that the user's run, writing to the shared pages, might not repeat
+        libc.mprotect(ctypes.c_void_p(start), ctypes.c_size_t(size), PROT_READ)
     return total
 
 
@@ -285,6 +287,8 @@ def live(request: Dict[str, Any], report_fd: int, parent: int, state: Dict[str, 
         _detach(parent)
         _limit(float(request["wall_s"]), float(request["cpu_s"]), int(request["memory_mb"]))
         sys.dont_write_bytecode = True  # an import's .pyc write would be a denied open
+        import gc  # here, in the twin: the kernel itself may never have imported it
+
         gc.freeze()  # no finaliser of a kernel object runs in the twin's collections
         _private_descriptors(report_fd)
         copied = _private_shared_mappings()

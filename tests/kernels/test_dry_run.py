@@ -1,0 +1,188 @@
+"""The dry run against real kernels: what only a real run sees, what it must not vouch for,
+when it must not run, and what it leaves behind (nothing)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from crane_server.analysis.engine import CheckOptions, check_cell
+from crane_server.kernels.session import KernelSession
+from crane_server.twin import DryRunOptions, dry_run_cell
+from tests.conftest import RunningKernel
+from tests.kernels.conftest import EventQueue, run_cell
+
+pytestmark = pytest.mark.kernel
+
+DRY = CheckOptions(dry_run=DryRunOptions(wall_s=3.0))
+
+
+@pytest.fixture
+async def session(shared_kernel: RunningKernel) -> AsyncIterator[KernelSession]:
+    attached = await KernelSession.attach(shared_kernel.connection_file, timeout=10)
+    try:
+        yield attached
+    finally:
+        await attached.close()
+
+
+def _twins_of(kernel: RunningKernel) -> list[tuple[int, str]]:
+    """(pid, state) of the kernel process's children that are not zombies."""
+    parent = kernel.manager.provisioner.process.pid  # type: ignore[union-attr]
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == parent and fields[0] != "Z":
+            found.append((int(entry), fields[0]))
+    return found
+
+
+async def test_a_crash_only_a_real_run_sees_is_an_error_on_its_line(
+    shared_kernel: RunningKernel, session: KernelSession
+) -> None:
+    events = EventQueue(session)
+    await run_cell(shared_kernel, events, "import json, sqlite3\nraw = \"{'a': 1}\"")
+    source = "total = 1\nconfig = json.loads(raw)\nprint(config)"
+    result = await check_cell(session, source, options=DRY)
+    assert result.dry_run is not None and result.dry_run.outcome == "raised"
+    assert result.crash
+    (finding,) = [f for f in result.findings if f.severity == "error"]
+    assert (finding.exception, finding.line) == ("JSONDecodeError", 2)
+    assert "dry run" in finding.message and "double quotes" in finding.message
+    # the checker alone does not see it
+    alone = await check_cell(session, source)
+    assert not alone.crash
+
+
+async def test_the_twin_draws_the_kernels_random_numbers(
+    shared_kernel: RunningKernel, session: KernelSession
+) -> None:
+    """fork reseeds `random` in the child; the twin puts the kernel's state back."""
+    events = EventQueue(session)
+    await run_cell(shared_kernel, events, "import random\nrandom.seed(5)")
+    dry = await dry_run_cell(session, "assert random.random() == 0.6229016948897019")
+    assert dry.outcome == "clean", dry
+    # control: the same assertion with another value does raise
+    dry = await dry_run_cell(session, "assert random.random() == 0.5")
+    assert dry.outcome == "raised" and dry.exception == "AssertionError"
+
+
+async def test_a_cell_that_writes_a_file_then_crashes_is_unknown(
+    shared_kernel: RunningKernel, session: KernelSession, tmp_path: Path
+) -> None:
+    target = tmp_path / "written.csv"
+    source = f"open({str(target)!r}, 'w').write('x')\n[][1]"
+    dry = await dry_run_cell(session, source)
+    assert dry.outcome == "unknown" and "denies" in (dry.reason or "")
+    assert not target.exists()
+    # control: the crash after the write is real (a twin of only the crash raises)
+    assert (await dry_run_cell(session, "[][1]")).outcome == "raised"
+
+
+async def test_input_magic_and_exit_are_unknown(session: KernelSession) -> None:
+    for source, why in (
+        ("name = input('who? ')", "input"),
+        ("!ls", "magic"),
+        ("%time x = 1", "magic"),
+        ("raise SystemExit(0)", "exits"),
+    ):
+        dry = await dry_run_cell(session, source)
+        assert dry.outcome == "unknown" and why in (dry.reason or ""), (source, dry)
+
+
+async def test_results_are_cached_by_text_and_execution_count(
+    shared_kernel: RunningKernel, session: KernelSession
+) -> None:
+    first = await dry_run_cell(session, "1 / 0")
+    again = await dry_run_cell(session, "1 / 0")
+    assert (first.cached, again.cached) == (False, True)
+    events = EventQueue(session)
+    await run_cell(shared_kernel, events, "x_cache = 1")
+    assert not (await dry_run_cell(session, "1 / 0")).cached  # a new execution count
+
+
+async def test_a_busy_kernel_gets_no_twin(
+    shared_kernel: RunningKernel, session: KernelSession
+) -> None:
+    shared_kernel.client.execute("import time\ntime.sleep(1.5)")
+    deadline = time.monotonic() + 5
+    while session.state != "busy" and time.monotonic() < deadline:
+        await asyncio.sleep(0.01)
+    dry = await dry_run_cell(session, "1 / 0")
+    assert dry.outcome == "unknown" and "busy" in (dry.reason or "")
+    assert _twins_of(shared_kernel) == []
+    while session.state != "idle" and time.monotonic() < deadline + 5:
+        await asyncio.sleep(0.02)
+
+
+async def test_a_cell_past_the_budget_is_unknown_and_a_real_run_kills_the_twin(
+    shared_kernel: RunningKernel, session: KernelSession
+) -> None:
+    sleeping = asyncio.ensure_future(
+        dry_run_cell(session, "import time\ntime.sleep(30)", options=DryRunOptions(wall_s=10))
+    )
+    deadline = time.monotonic() + 5
+    while not _twins_of(shared_kernel) and time.monotonic() < deadline:
+        await asyncio.sleep(0.01)
+    assert len(_twins_of(shared_kernel)) == 1
+    started = time.monotonic()
+    reply = shared_kernel.execute("answer = 6 * 7")  # the user runs a cell meanwhile
+    assert reply["status"] == "ok"
+    assert time.monotonic() - started < 2.0  # the kernel answered (never waited for the twin)
+    dry = await asyncio.wait_for(sleeping, 5)
+    assert dry.outcome == "unknown" and "real run" in (dry.reason or "")
+    assert _twins_of(shared_kernel) == []
+    over = await dry_run_cell(session, "while True:\n    pass", options=DryRunOptions(wall_s=0.5))
+    assert over.outcome == "unknown" and "budget" in (over.reason or "")
+
+
+async def test_a_kernel_with_a_non_fork_safe_runtime_gets_no_twin(
+    shared_kernel: RunningKernel, session: KernelSession
+) -> None:
+    events = EventQueue(session)
+    fake = "import sys, types\nsys.modules['polars'] = types.ModuleType('polars')"
+    await run_cell(shared_kernel, events, fake)
+    try:
+        dry = await dry_run_cell(session, "1 / 0")
+        assert dry.outcome == "unavailable" and "polars" in (dry.reason or "")
+    finally:
+        await run_cell(shared_kernel, events, "del sys.modules['polars']")
+    assert (await dry_run_cell(session, "1 / 0")).outcome == "raised"
+
+
+def test_killing_the_daemon_mid_dry_run_leaves_no_twin(
+    shared_kernel: RunningKernel, tmp_path: Path
+) -> None:
+    cell = tmp_path / "spin.py"
+    cell.write_text("while True:\n    pass\n")
+    daemon = subprocess.Popen(
+        [sys.executable, "-m", "crane_server", "check", "--connection-file",
+         str(shared_kernel.connection_file), str(cell), "--dry-run-budget", "2"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    deadline = time.monotonic() + 20
+    while not _twins_of(shared_kernel) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert _twins_of(shared_kernel), "the dry run did not start"
+    daemon.send_signal(signal.SIGKILL)
+    daemon.wait(10)
+    deadline = time.monotonic() + 6
+    while _twins_of(shared_kernel) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _twins_of(shared_kernel) == []
+    assert shared_kernel.execute("after_kill = 1")["status"] == "ok"
