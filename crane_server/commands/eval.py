@@ -69,6 +69,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="judge a cell that first imports a library without a helper interpreter",
     )
     parser.add_argument(
+        "--no-dry-run",
+        action="store_true",
+        help="the rules tier without the dry run in a sealed twin (the checker alone)",
+    )
+    parser.add_argument(
         "--report-only", action="store_true", help="rebuild the report from results.jsonl"
     )
 
@@ -104,6 +109,7 @@ def plan_from_args(args: argparse.Namespace) -> Plan:
         judge_model=args.judge_model,
         retry_errors=args.retry_errors,
         helper=not args.no_helper,
+        dry_run=not args.no_dry_run,
         prices=parse_prices(args.price, args.price_in, args.price_out),
     )
 

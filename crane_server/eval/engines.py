@@ -78,8 +78,12 @@ def row_from_check(row: ResultRow, result: CheckResult, latency_ms: float) -> Re
 async def run_rules(
     prepared: PreparedCell, case: Case, variant: str, job: Job, helpers: HelperPool | None = None
 ) -> ResultRow:
-    """The rules tier on the prepared kernel (read-only: the state stays for the next job)."""
-    from crane_server.analysis.engine import check_cell
+    """The rules tier on the prepared kernel (read-only: the state stays for the next job),
+    refined by a dry run in a sealed twin when the job's setting is "dry-run"."""
+    from crane_server.analysis.engine import CheckOptions, check_cell
+    from crane_server.twin import DryRunOptions
+
+    options = CheckOptions(dry_run=DryRunOptions() if job.setting == "dry-run" else None)
 
     started = time.perf_counter()
     result = await check_cell(
@@ -89,6 +93,7 @@ async def run_rules(
         notebook_cells=prepared.all_sources,
         target_index=prepared.target_index,
         helpers=helpers,
+        options=options,
     )
     latency_ms = (time.perf_counter() - started) * 1000
     return row_from_check(base_row(case, variant, job), result, latency_ms)

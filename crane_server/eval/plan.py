@@ -24,7 +24,7 @@ class Job:
     @property
     def label(self) -> str:
         if self.engine == "rules":
-            return "rules"
+            return "rules+dry-run" if self.setting == "dry-run" else "rules"
         return f"{self.model}/{self.setting}"
 
 
@@ -41,6 +41,8 @@ class Plan:
     retry_errors: bool = False
     # a helper interpreter for target cells that first import a library (as the product does)
     helper: bool = True
+    # the rules tier refined by the dry run in a sealed twin (as `crane-server check` does)
+    dry_run: bool = True
     prices: dict[str, tuple[float, float]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -66,7 +68,7 @@ class Plan:
         """Every job to run against each notebook variant, rules first."""
         jobs: list[Job] = []
         if self.engine in ("rules", "both"):
-            jobs.append(Job(engine="rules"))
+            jobs.append(Job(engine="rules", setting="dry-run" if self.dry_run else ""))
         if self.uses_llm:
             models = self.models or (default_model,)
             for model in models:

@@ -11,10 +11,11 @@ from crane_server.eval.plan import Job, Plan
 
 
 def test_job_list_per_engine() -> None:
-    assert Plan(engine="rules").job_list() == [Job("rules")]
+    assert Plan(engine="rules").job_list() == [Job("rules", setting="dry-run")]
+    assert Plan(engine="rules", dry_run=False).job_list() == [Job("rules")]
     both = Plan(engine="both", models=("a", "b"), settings=("code", "runtime"), runs=2)
     jobs = both.job_list()
-    assert jobs[0] == Job("rules")
+    assert jobs[0] == Job("rules", setting="dry-run")
     assert len(jobs) == 1 + 2 * 2 * 2
     assert Job("llm", "b", "runtime", "joint", 1) in jobs
     assert Plan(engine="llm").job_list("default-m") == [Job("llm", "default-m", "runtime", "joint")]
