@@ -8,6 +8,7 @@ from typing import Any
 
 from crane_server.kernels.events import (
     ExecutionFinished,
+    ExecutionRequested,
     ExecutionStarted,
     KernelEvent,
     StateChanged,
@@ -101,6 +102,8 @@ class ActivityTracker:
     def _on_status(self, state: str | None, parent_id: str | None) -> None:
         if not parent_id:
             return
+        if state == "busy":
+            self._emit(ExecutionRequested(msg_id=parent_id))
         if state == "idle":
             self._active.discard(parent_id)
             started = self._inputs.pop(parent_id, None)

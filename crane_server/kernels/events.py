@@ -15,6 +15,14 @@ class ExecutionStarted(msgspec.Struct, kw_only=True, tag=True):
     execution_count: int | None = None
 
 
+class ExecutionRequested(msgspec.Struct, kw_only=True, tag=True):
+    """Another client's execute_request turned the kernel busy (IOPub status busy): maybe a
+    user cell (execute_input follows), maybe another tool's silent request. The earliest sign
+    of a run: a dry run's twin is killed on it."""
+
+    msg_id: str
+
+
 class ExecutionFinished(msgspec.Struct, kw_only=True, tag=True):
     """A user execution ended (IOPub status idle of its `execute_request`)."""
 
@@ -42,4 +50,11 @@ class StateChanged(msgspec.Struct, kw_only=True, tag=True):
     state: str
 
 
-KernelEvent = ExecutionStarted | ExecutionFinished | KernelRestarted | KernelDied | StateChanged
+KernelEvent = (
+    ExecutionStarted
+    | ExecutionRequested
+    | ExecutionFinished
+    | KernelRestarted
+    | KernelDied
+    | StateChanged
+)

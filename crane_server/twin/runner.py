@@ -20,7 +20,12 @@ from typing import Any
 import msgspec
 
 from crane_server.errors import CraneError
-from crane_server.kernels.events import ExecutionStarted, KernelDied, KernelEvent
+from crane_server.kernels.events import (
+    ExecutionRequested,
+    ExecutionStarted,
+    KernelDied,
+    KernelEvent,
+)
 from crane_server.kernels.session import KernelSession
 from crane_server.protocol.dry_run import DryRun
 from crane_server.twin.verdict import read_report
@@ -157,7 +162,7 @@ async def _run_once(
     twins.live = watch
 
     def on_event(event: KernelEvent) -> None:
-        if isinstance(event, ExecutionStarted):
+        if isinstance(event, (ExecutionRequested, ExecutionStarted)):
             watch.kill("a real run started in the kernel")
         elif isinstance(event, KernelDied):
             watch.kill("the kernel died")
