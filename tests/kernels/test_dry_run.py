@@ -146,6 +146,9 @@ async def test_a_cell_past_the_budget_is_unknown_and_a_real_run_kills_the_twin(
     dry = await asyncio.wait_for(sleeping, 5)
     assert dry.outcome == "unknown" and "real run" in (dry.reason or "")
     assert _twins_of(shared_kernel) == []
+    deadline = time.monotonic() + 5
+    while session.state != "idle" and time.monotonic() < deadline:
+        await asyncio.sleep(0.01)  # the reply can reach the test before IOPub's idle
     over = await dry_run_cell(session, "while True:\n    pass", options=DryRunOptions(wall_s=0.5))
     assert over.outcome == "unknown" and "budget" in (over.reason or "")
 
