@@ -14,7 +14,7 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
 from crane_server.documents import Cell, CellDocument, normalise_source
-from crane_server.errors import CraneError
+from crane_server.errors import CraneError, SettingsError
 from crane_server.kernels.events import (
     ExecutionFinished,
     KernelDied,
@@ -40,6 +40,7 @@ from crane_server.lsp.dry_runs import refine_in_twins
 from crane_server.lsp.kernels import KernelRegistry
 from crane_server.lsp.tasks import TaskOwner
 from crane_server.protocol.lsp import AttachKernelArgs, KernelStatus, ServerSettings
+from crane_server.settings import configured_dry_run
 from crane_server.twin import DryRunOptions
 
 log = logging.getLogger(__name__)
@@ -86,6 +87,11 @@ class CraneService:
         self._warned: set[str] = set()
         self._explicit: dict[str, AttachKernelArgs] = {}
         self.helpers = HelperPool()
+        try:
+            self._configured_dry_run = configured_dry_run()
+        except SettingsError as exc:
+            self._configured_dry_run = None
+            log.warning("%s", exc)
 
     # -- documents -------------------------------------------------------------------------
 
@@ -380,7 +386,9 @@ class CraneService:
     def _dry_run_allowed(self, document: CellDocument) -> bool:
         """`crane.dryRun`: afterFirstRun waits until a cell of this notebook ran in its kernel
         (opening a notebook never runs its code)."""
-        mode = self.settings.dry_run
+        mode: str = self.settings.dry_run
+        if mode == "afterFirstRun":  # the default: the config file's dryRun may change it
+            mode = self._configured_dry_run or mode
         if mode == "off":
             return False
         return mode == "always" or any(c.executed_unchanged for c in document.checked_cells)
