@@ -44,6 +44,8 @@ class _Twin:
 
 
 _twins: Dict[int, _Twin] = {}
+# How many twins this kernel has started (read by tests: opening a notebook starts none).
+started_count = [0]
 
 
 def _non_fork_safe_runtime() -> Optional[str]:
@@ -128,6 +130,7 @@ def start_request(payload: Dict[str, Any]) -> Dict[str, Any]:
     os.close(write_fd)
     os.set_blocking(read_fd, False)
     _twins[pid] = _Twin(pid, read_fd, wall_s)
+    started_count[0] += 1
     reply: Dict[str, Any] = {"pid": pid, "fork_ms": pause_ms}
     reply.update(_identity())
     return reply
