@@ -137,6 +137,20 @@ def _in_a_function_from_another_cell(
     )
 
 
+_ALREADY_RAN = "by a cell that already ran"
+
+
+def name_pending_cause(finding: Finding, cause_source: str) -> Finding:
+    """The finding's words, true of a cause that is a pending cell (walked, never run)."""
+    first = next((line.strip() for line in cause_source.splitlines() if line.strip()), "")
+    if len(first) > 60:
+        first = first[:57] + "..."
+    pending = f"by a cell above that has not run yet (`{first}`)"
+    fix = finding.fix.replace(_ALREADY_RAN, pending) if finding.fix else finding.fix
+    message = finding.message.replace(_ALREADY_RAN, pending)
+    return msgspec.structs.replace(finding, fix=fix, message=message)
+
+
 def results_by_cell(
     joined: JoinedCells, sources: dict[int, str], checked: CheckResult
 ) -> dict[int, CheckResult]:
@@ -155,14 +169,15 @@ def results_by_cell(
         end_line = None
         if finding.end_line is not None:
             end_line = finding.end_line - finding.line + line
-        own[index].append(
-            msgspec.structs.replace(
-                finding,
-                line=line,
-                end_line=end_line,
-                related_cell=cause if cause is not None else finding.related_cell,
-            )
+        moved_finding = msgspec.structs.replace(
+            finding,
+            line=line,
+            end_line=end_line,
+            related_cell=cause if cause is not None else finding.related_cell,
         )
+        if cause is not None and cause in sources:
+            moved_finding = name_pending_cause(moved_finding, sources[cause])
+        own[index].append(moved_finding)
     results: dict[int, CheckResult] = {}
     for index in joined.indices:
         crash = any(f.severity == "error" for f in own[index])

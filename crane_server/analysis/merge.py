@@ -37,7 +37,8 @@ def dry_run_finding(dry: DryRun, source: str) -> Finding:
     lines = source.splitlines()
     text = lines[line - 1] if 0 < line <= len(lines) else ""
     column = len(text) - len(text.lstrip())
-    message = f"{dry.exception}: {dry.message}" if dry.message else f"{dry.exception}"
+    # The text output and the editors show the exception type before the message already.
+    message = dry.message or dry.exception or ""
     return Finding(
         code=DRY_RUN_CODE,
         exception=dry.exception or "",

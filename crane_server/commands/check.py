@@ -95,9 +95,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--dry-run-budget",
         type=float,
-        default=DryRunOptions().wall_s,
+        default=None,
         metavar="S",
-        help="seconds of wall and CPU time the dry run may spend (default %(default)s)",
+        help=(
+            "seconds of wall and CPU time the dry run may spend (default 3 for one cell; "
+            "with --ahead, 10 for all the pending cells in one twin)"
+        ),
     )
     add_server_arguments(parser)
     add_llm_arguments(parser)
@@ -105,12 +108,17 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def check_options(args: argparse.Namespace) -> CheckOptions:
     """The checker's options from the command line (the dry run on unless --no-dry-run)."""
+    return CheckOptions(dry_run=dry_run_options(args, DryRunOptions().wall_s))
+
+
+def dry_run_options(args: argparse.Namespace, default_budget: float) -> DryRunOptions | None:
+    """The dry run's options from --no-dry-run, --dry-run-budget and the config file."""
     if args.no_dry_run or configured_dry_run() == "off":
-        return CheckOptions()
-    budget = args.dry_run_budget
+        return None
+    budget = default_budget if args.dry_run_budget is None else args.dry_run_budget
     if not 0.1 <= budget <= 30.0:
         raise DocumentError(f"--dry-run-budget must be between 0.1 and 30 seconds, not {budget}")
-    return CheckOptions(dry_run=DryRunOptions(wall_s=budget))
+    return DryRunOptions(wall_s=budget)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -246,7 +254,7 @@ async def _maybe_llm(
 
 def _run_ahead(args: argparse.Namespace) -> int:
     """`--ahead`: the notebook predicted as Run All would run it (exit 1: a crash ahead)."""
-    from crane_server.commands.check_ahead import check_ahead, render_ahead
+    from crane_server.commands.check_ahead import AHEAD_BUDGET_S, check_ahead, render_ahead
 
     if args.connection_file is not None or args.remote or not str(args.target).endswith(".ipynb"):
         raise DocumentError("--ahead takes a notebook (.ipynb) and starts its own kernel")
@@ -255,7 +263,11 @@ def _run_ahead(args: argparse.Namespace) -> int:
     async def ahead() -> AheadReport:
         async with HelperPool(enabled=not args.no_helper) as helpers:
             return await check_ahead(
-                path, run_first=args.run, timeout=args.timeout, helpers=helpers
+                path,
+                run_first=args.run,
+                timeout=args.timeout,
+                helpers=helpers,
+                dry_run=dry_run_options(args, AHEAD_BUDGET_S),
             )
 
     report = asyncio.run(ahead())

@@ -82,6 +82,31 @@ def finding_range(
     )
 
 
+def _cause_location(
+    document: CellDocument, cause: Cell
+) -> list[types.DiagnosticRelatedInformation] | None:
+    """The cause cell's first line of code, in the cell's own URI, named as the cell it is."""
+    lines = cause.text.split("\n")
+    first = next((n for n, text in enumerate(lines) if text.strip()), 0)
+    producer = document.locate(cause, first)
+    if producer is None:
+        return None
+    text = lines[first].strip() if lines else ""
+    state = "ran" if cause.executed_unchanged else "not run yet"
+    return [
+        types.DiagnosticRelatedInformation(
+            location=types.Location(
+                uri=producer[0],
+                range=types.Range(
+                    start=types.Position(line=producer[1], character=0),
+                    end=types.Position(line=producer[1], character=len(lines[first])),
+                ),
+            ),
+            message=f"cell {cause.index + 1} ({state}) produced the value: {text[:80]}",
+        )
+    ]
+
+
 def to_diagnostic(
     document: CellDocument, cell: Cell, finding: Finding, *, note_executed: bool = True
 ) -> tuple[str, types.Diagnostic] | None:
@@ -101,20 +126,8 @@ def to_diagnostic(
         severity = types.DiagnosticSeverity.Information
     related = None
     if finding.related_cell is not None and 0 <= finding.related_cell < len(code_cells):
-        producer = document.locate(code_cells[finding.related_cell], 0)
-        if producer is not None:
-            related = [
-                types.DiagnosticRelatedInformation(
-                    location=types.Location(
-                        uri=producer[0],
-                        range=types.Range(
-                            start=types.Position(line=producer[1], character=0),
-                            end=types.Position(line=producer[1], character=0),
-                        ),
-                    ),
-                    message="the value was produced here",
-                )
-            ]
+        cause = code_cells[finding.related_cell]
+        related = _cause_location(document, cause)
     data: dict[str, Any] = {
         "finding": msgspec.to_builtins(finding),
         "cell": cell.index,

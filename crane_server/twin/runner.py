@@ -28,7 +28,7 @@ from crane_server.kernels.events import (
 )
 from crane_server.kernels.session import KernelSession
 from crane_server.protocol.dry_run import DryRun
-from crane_server.twin.verdict import read_report
+from crane_server.twin.verdict import read_cells
 
 log = logging.getLogger(__name__)
 
@@ -76,7 +76,7 @@ class _KernelTwins:
     def __init__(self) -> None:
         self.lock = asyncio.Lock()
         self.live: _Watch | None = None
-        self.cache: dict[tuple[str | None, str, int | None], DryRun] = {}
+        self.cache: dict[tuple[str | None, str, int | None], list[DryRun]] = {}
 
 
 _kernels: weakref.WeakKeyDictionary[KernelSession, _KernelTwins] = weakref.WeakKeyDictionary()
@@ -115,24 +115,38 @@ async def dry_run_cell(
     session: KernelSession, source: str, *, options: DryRunOptions | None = None
 ) -> DryRun:
     """Run `source` in a sealed twin of the kernel and say what happened (never raises)."""
+    return (await dry_run_cells(session, [source], options=options))[0]
+
+
+async def dry_run_cells(
+    session: KernelSession, sources: list[str], *, options: DryRunOptions | None = None
+) -> list[DryRun]:
+    """Run `sources` in order in one sealed twin, as Run All would (never raises).
+
+    One DryRun per cell the twin reached: every one clean but maybe the last, which raised
+    or could not be vouched for (the cells after it were not run). `options.wall_s` is the
+    budget of the whole run.
+    """
     options = options or DryRunOptions()
     twins = _kernels.setdefault(session, _KernelTwins())
-    key = (session.kernel_session, source, session.execution_count)
+    key = (session.kernel_session, "\x00".join(sources), session.execution_count)
     cached = twins.cache.get(key)
     if cached is not None:
-        return msgspec.structs.replace(cached, cached=True)
+        return [msgspec.structs.replace(result, cached=True) for result in cached]
     if twins.live is not None:
         twins.live.kill("a newer request")
     async with twins.lock:
-        result = await _run_once(session, twins, source, options)
-    result.execution_count = key[2]
-    if result.outcome in ("raised", "clean") or (
-        result.outcome == "unknown" and twins.live is None and _stable(result)
+        results = await _run_once(session, twins, sources, options)
+    for result in results:
+        result.execution_count = key[2]
+    last = results[-1]
+    if last.outcome in ("raised", "clean") or (
+        last.outcome == "unknown" and twins.live is None and _stable(last)
     ):
         if len(twins.cache) >= CACHE_SIZE:
             twins.cache.pop(next(iter(twins.cache)))
-        twins.cache[key] = result
-    return result
+        twins.cache[key] = results
+    return results
 
 
 def _stable(result: DryRun) -> bool:
@@ -142,21 +156,21 @@ def _stable(result: DryRun) -> bool:
 
 
 async def _run_once(
-    session: KernelSession, twins: _KernelTwins, source: str, options: DryRunOptions
-) -> DryRun:
+    session: KernelSession, twins: _KernelTwins, sources: list[str], options: DryRunOptions
+) -> list[DryRun]:
     if session.state != "idle":
-        return DryRun(outcome="unknown", reason="the kernel is busy: no twin while a cell runs")
+        return [DryRun(outcome="unknown", reason="the kernel is busy: no twin while a cell runs")]
     begun = time.perf_counter()
-    payload = {"source": source, "wall_s": options.wall_s, "memory_mb": options.memory_mb}
+    payload = {"sources": sources, "wall_s": options.wall_s, "memory_mb": options.memory_mb}
     try:
         started = await session.run_probe("twin_start", payload, timeout=options.timeout)
     except CraneError as exc:
-        return DryRun(outcome="unknown", reason=f"the twin could not start: {exc}")
+        return [DryRun(outcome="unknown", reason=f"the twin could not start: {exc}")]
     if not isinstance(started, dict) or "error" in started:
         detail = started.get("error") if isinstance(started, dict) else started
-        return DryRun(outcome="unknown", reason=f"the twin could not start: {detail}")
+        return [DryRun(outcome="unknown", reason=f"the twin could not start: {detail}")]
     if "declined" in started:
-        return DryRun(outcome="unavailable", reason=str(started["declined"]))
+        return [DryRun(outcome="unavailable", reason=str(started["declined"]))]
     watch = _Watch(int(started["pid"]), _pidfd_for(session, started))
     fork_ms = started.get("fork_ms")
     twins.live = watch
@@ -169,7 +183,7 @@ async def _run_once(
 
     unsubscribe = session.subscribe(on_event)
     try:
-        result = await _wait_and_collect(session, watch, options)
+        results = await _wait_and_collect(session, watch, options)
     except asyncio.CancelledError:
         watch.kill("a newer edit or check")  # the kernel reaps it at its next twin request
         raise
@@ -177,15 +191,17 @@ async def _run_once(
         unsubscribe()
         watch.close()
         twins.live = None
-    if isinstance(fork_ms, (int, float)):
-        result.fork_ms = float(fork_ms)
-    result.elapsed_ms = (time.perf_counter() - begun) * 1000.0
-    return result
+    elapsed_ms = (time.perf_counter() - begun) * 1000.0
+    for result in results:
+        if isinstance(fork_ms, (int, float)):
+            result.fork_ms = float(fork_ms)
+        result.elapsed_ms = elapsed_ms
+    return results
 
 
 async def _wait_and_collect(
     session: KernelSession, watch: _Watch, options: DryRunOptions
-) -> DryRun:
+) -> list[DryRun]:
     deadline = time.monotonic() + options.wall_s + 1.0
     if watch.pidfd is not None:
         asyncio.get_running_loop().add_reader(watch.pidfd, watch.ended.set)
@@ -196,21 +212,21 @@ async def _wait_and_collect(
     delay = 0.005
     while True:
         if watch.interrupted is not None:
-            return DryRun(outcome="unknown", reason=watch.interrupted)
+            return [DryRun(outcome="unknown", reason=watch.interrupted)]
         if session.state != "idle":
-            return DryRun(outcome="unknown", reason="a real run started in the kernel")
+            return [DryRun(outcome="unknown", reason="a real run started in the kernel")]
         try:
             report = await session.run_probe(
                 "twin_collect", {"pid": watch.pid}, timeout=options.timeout
             )
         except CraneError as exc:
-            return DryRun(outcome="unknown", reason=f"the twin's report was lost: {exc}")
+            return [DryRun(outcome="unknown", reason=f"the twin's report was lost: {exc}")]
         if not isinstance(report, dict):
-            return DryRun(outcome="unknown", reason="the twin's report was unreadable")
+            return [DryRun(outcome="unknown", reason="the twin's report was unreadable")]
         if report.get("state") != "running":
             if report.get("state") == "gone":
-                return DryRun(outcome="unknown", reason="the twin was gone before its report")
-            return read_report(report)
+                return [DryRun(outcome="unknown", reason="the twin was gone before its report")]
+            return read_cells(report)
         if time.monotonic() > deadline:
             watch.kill("the twin overran its budget")
             continue

@@ -65,3 +65,16 @@ def read_report(report: dict[str, Any]) -> DryRun:
         traceback=frames,
         elapsed_ms=_number(report, "elapsed_ms"),
     )
+
+
+def read_cells(report: dict[str, Any]) -> list[DryRun]:
+    """One DryRun per cell the twin reached, in order (the last one settled or not)."""
+    entries = report.get("cells")
+    if not isinstance(entries, list) or not entries:
+        return [read_report(report)]
+    elapsed = report.get("elapsed_ms")
+    return [
+        read_report({**entry, "elapsed_ms": elapsed})
+        for entry in entries
+        if isinstance(entry, dict)
+    ]

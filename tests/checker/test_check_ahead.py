@@ -193,10 +193,21 @@ def test_a_file_read_above_leaves_the_cells_after_it_silent(tmp_path: Path) -> N
         "data = pd.read_csv('input.csv')",
         "t = data['anything'].sum()",
     )
-    done = crane("check", str(path), "--ahead", "--json")
+    done = crane("check", str(path), "--ahead", "--json", "--no-dry-run")
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert [r["findings"] for r in report["results"]] == [[], []]
+    # The dry run reads the file for real in its twin and sees the real run's KeyError.
+    done = crane("check", str(path), "--ahead", "--json")
+    assert done.returncode == 1, done.stderr
+    report = json.loads(done.stdout)
+    assert report["stopped_at"] == 3
+    (finding,) = report["results"][-1]["findings"]
+    assert (finding["code"], finding["exception"]) == ("dry-run-exception", "KeyError")
+    assert any(
+        "code cell 2 (not run in the kernel yet) ran before it" in fact
+        for fact in finding["evidence"]["facts"]
+    )
 
 
 def test_a_small_file_read_above_is_read_and_the_crash_below_predicted(
@@ -245,3 +256,23 @@ def test_a_library_first_imported_in_a_pending_cell_is_judged_by_the_helper(
     # without the helper the walk cannot judge the fit (the kernel never imports scikit-learn)
     done = crane("check", str(path), "--ahead", "--json", "--no-helper")
     assert done.returncode == 0, done.stderr
+
+
+def test_a_pending_cause_is_named_as_a_cell_that_has_not_run(tmp_path: Path) -> None:
+    path = notebook(
+        tmp_path / "nb.ipynb",
+        IMPORTS,
+        "df = pd.DataFrame({'a': [1, 2], 'b': [3, 4]})",
+        "df = df.drop(columns=['b'])",
+        "total = df['b'].sum()",
+    )
+    for flags in ((), ("--no-dry-run",)):
+        done = crane("check", str(path), "--ahead", "--json", *flags)
+        assert done.returncode == 1, done.stderr
+        report = json.loads(done.stdout)
+        (finding,) = report["results"][-1]["findings"]
+        assert finding["related_cell"] == 2  # the drop, a pending cell
+        assert "already ran" not in finding["fix"]
+        assert "has not run yet (`df = df.drop(columns=['b'])`)" in finding["fix"]
+        if not flags:
+            assert "confirmed by a dry run" in finding["message"]

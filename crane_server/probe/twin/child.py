@@ -43,7 +43,7 @@ def _write_report(fd: int, report: Dict[str, Any]) -> None:
         report.pop("traceback", None)
         report["message"] = str(report.get("message", ""))[:2000]
         data = json.dumps(report, default=str).encode("utf-8", "replace")[:REPORT_LIMIT]
-    view = memoryview(data)
+    view = memoryview(data + b"\n")
     while view:
         written = os.write(fd, view)
         view = view[written:]
@@ -280,48 +280,16 @@ def _run(shell: Any, code: Any, namespace: Dict[str, Any]) -> None:
         exec(code, namespace)
 
 
-def live(request: Dict[str, Any], report_fd: int, parent: int, state: Dict[str, Any]) -> NoReturn:
-    """The twin, from the instant after fork to its exit."""
-    started = time.perf_counter()
-    try:
-        _detach(parent)
-        _limit(float(request["wall_s"]), float(request["cpu_s"]), int(request["memory_mb"]))
-        sys.dont_write_bytecode = True  # an import's .pyc write would be a denied open
-        import gc  # here, in the twin: the kernel itself may never have imported it
-
-        gc.freeze()  # no finaliser of a kernel object runs in the twin's collections
-        _private_descriptors(report_fd)
-        copied = _private_shared_mappings()
-        random_state = state.get("random")
-        if random_state is not None:
-            import random
-
-            random.setstate(random_state)  # fork reseeded it in the twin; the kernel's is exact
-        ipython = sys.modules.get("IPython")
-        shell = ipython.get_ipython() if ipython is not None else None
-        source = str(request["source"])
-        python = _python_of(shell, source)
-        code = compile(python, CELL_FILENAME, "exec", dont_inherit=True)
-        _mute_kernel(shell, report_fd)
-        _quiet_matplotlib()
-        _drop_import_guard()
-        namespace = shell.user_ns if shell is not None else sys.modules["__main__"].__dict__
-        sealed = seal.seal(os.getpid(), (1, 2, report_fd))
-    except Declined as exc:
-        _finish(report_fd, {"outcome": "unknown", "reason": str(exc)})
-    except SyntaxError as exc:
-        _finish(report_fd, {"outcome": "unknown", "reason": "SyntaxError: %s" % exc.msg})
-    except BaseException as exc:
-        _finish(
-            report_fd,
-            {
-                "outcome": "unknown",
-                "reason": "the twin could not be sealed (%s: %s)" % (type(exc).__name__, exc),
-            },
-        )
-    setup_ms = (time.perf_counter() - started) * 1000.0
+def _run_cell(shell: Any, source: str, namespace: Dict[str, Any]) -> Dict[str, Any]:
+    """One cell in the sealed twin: its line of the report (clean, raised or unknown)."""
     ran = time.perf_counter()
-    report: Dict[str, Any] = {"setup_ms": setup_ms, "shared_copied": copied, "seal": sealed}
+    report: Dict[str, Any] = {}
+    try:
+        code = compile(_python_of(shell, source), CELL_FILENAME, "exec", dont_inherit=True)
+    except Declined as exc:
+        return {"outcome": "unknown", "reason": str(exc)}
+    except SyntaxError as exc:
+        return {"outcome": "unknown", "reason": "SyntaxError: %s" % exc.msg}
     try:
         _run(shell, code, namespace)
         report["outcome"] = "clean"
@@ -340,5 +308,61 @@ def live(request: Dict[str, Any], report_fd: int, parent: int, state: Dict[str, 
                 type(formatting).__name__
             )
     report["run_ms"] = (time.perf_counter() - ran) * 1000.0
-    report["cpu_ms"] = (time.process_time()) * 1000.0
-    _finish(report_fd, report)
+    return report
+
+
+def live(request: Dict[str, Any], report_fd: int, parent: int, state: Dict[str, Any]) -> NoReturn:
+    """The twin, from the instant after fork to its exit.
+
+    `request["sources"]` are run in order, as Run All would; the report is one JSON line per
+    cell, written as soon as the cell ends, and the run stops at the first cell that raised
+    or could not be vouched for (a denial kills the twin: the lines before it stay readable).
+    """
+    started = time.perf_counter()
+    try:
+        _detach(parent)
+        _limit(float(request["wall_s"]), float(request["cpu_s"]), int(request["memory_mb"]))
+        sys.dont_write_bytecode = True  # an import's .pyc write would be a denied open
+        import gc  # here, in the twin: the kernel itself may never have imported it
+
+        gc.freeze()  # no finaliser of a kernel object runs in the twin's collections
+        _private_descriptors(report_fd)
+        copied = _private_shared_mappings()
+        random_state = state.get("random")
+        if random_state is not None:
+            import random
+
+            random.setstate(random_state)  # fork reseeded it in the twin; the kernel's is exact
+        ipython = sys.modules.get("IPython")
+        shell = ipython.get_ipython() if ipython is not None else None
+        sources = [str(source) for source in request["sources"]]
+        _mute_kernel(shell, report_fd)
+        _quiet_matplotlib()
+        _drop_import_guard()
+        namespace = shell.user_ns if shell is not None else sys.modules["__main__"].__dict__
+        sealed = seal.seal(os.getpid(), (1, 2, report_fd))
+    except Declined as exc:
+        _finish(report_fd, {"outcome": "unknown", "reason": str(exc)})
+    except BaseException as exc:
+        _finish(
+            report_fd,
+            {
+                "outcome": "unknown",
+                "reason": "the twin could not be sealed (%s: %s)" % (type(exc).__name__, exc),
+            },
+        )
+    setup = {
+        "setup_ms": (time.perf_counter() - started) * 1000.0,
+        "shared_copied": copied,
+        "seal": sealed,
+    }
+    for index, source in enumerate(sources):
+        report = _run_cell(shell, source, namespace)
+        report["cell"] = index
+        if index == 0:
+            report.update(setup)
+        report["cpu_ms"] = time.process_time() * 1000.0
+        if report["outcome"] != "clean":
+            _finish(report_fd, report)
+        _write_report(report_fd, report)
+    os._exit(0)

@@ -13,7 +13,7 @@ import sys
 import threading
 import time
 import warnings
-from typing import Any, Dict, Optional
+from typing import Any, Dict, List, Optional
 
 from . import seal
 
@@ -21,6 +21,7 @@ from . import seal
 # (the budget's own SIGALRM normally ends it first).
 GRACE_S = 0.5
 MAX_WALL_S = 30.0
+MAX_CELLS = 200  # one twin runs at most this many cells in order (Run All, seen ahead)
 
 _DEATHS: Dict[int, str] = {
     signal.SIGSYS: "the cell tried an operation the seal denies (a write, a new process, a "
@@ -103,8 +104,11 @@ def start_request(payload: Dict[str, Any]) -> Dict[str, Any]:
         return {"declined": reason}
     _kill_all()
     wall_s = min(float(payload.get("wall_s") or 3.0), MAX_WALL_S)
+    sources = payload.get("sources")
+    if not isinstance(sources, list):
+        sources = [payload.get("source", "")]
     request = {
-        "source": str(payload.get("source", "")),
+        "sources": [str(source) for source in sources[:MAX_CELLS]],
         "wall_s": wall_s,
         "cpu_s": min(float(payload.get("cpu_s") or wall_s), MAX_WALL_S),
         "memory_mb": int(payload.get("memory_mb") or 0),
@@ -173,32 +177,36 @@ def _forget(twin: _Twin) -> None:
 
 
 def _outcome(twin: _Twin, data: bytes) -> Dict[str, Any]:
+    """The twin's report: one entry per cell it reached, the last one's verdict on top."""
     import json
 
+    cells: List[Dict[str, Any]] = []
+    for line in data.decode("utf-8", "replace").splitlines():
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(entry, dict):
+            entry.setdefault("cell", len(cells))
+            cells.append(entry)
     elapsed_ms = (time.monotonic() - twin.started) * 1000.0
     status = twin.status if twin.status is not None else -1
-    if status >= 0 and os.WIFSIGNALED(status):
+    last_clean = not cells or cells[-1].get("outcome") == "clean"
+    if status >= 0 and os.WIFSIGNALED(status) and last_clean:
         number = os.WTERMSIG(status)
         reason = _DEATHS.get(number, "the twin ended on signal %d" % number)
-        return {
-            "state": "done",
-            "outcome": "unknown",
-            "reason": reason,
-            "signal": number,
-            "elapsed_ms": elapsed_ms,
-        }
-    try:
-        report = json.loads(data.decode("utf-8", "replace")) if data else None
-    except ValueError:
-        report = None
-    if not isinstance(report, dict):
+        cells.append({"cell": len(cells), "outcome": "unknown", "reason": reason, "signal": number})
+    elif not cells:
         code = os.WEXITSTATUS(status) if status >= 0 and os.WIFEXITED(status) else None
-        return {
-            "state": "done",
-            "outcome": "unknown",
-            "elapsed_ms": elapsed_ms,
-            "reason": "the twin ended without a report (exit status %s)" % code,
-        }
+        cells.append(
+            {
+                "cell": 0,
+                "outcome": "unknown",
+                "reason": "the twin ended without a report (exit status %s)" % code,
+            }
+        )
+    report = dict(cells[-1])
+    report["cells"] = cells
     report["state"] = "done"
     report["elapsed_ms"] = elapsed_ms
     return report
