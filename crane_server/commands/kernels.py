@@ -39,11 +39,26 @@ def run(args: argparse.Namespace) -> int:
         return _run_remote(args)
     runtime_dir: Path = args.runtime_dir or default_runtime_dir()
     records = asyncio.run(discover_kernels(runtime_dir, timeout=args.timeout or 1.0))
+    support = dry_run_support()
+    for record in records:
+        if not record.stale:
+            record.dry_run = support
     if args.json:
         sys.stdout.write(msgspec.json.encode(records).decode() + "\n")
     else:
         sys.stdout.write(render_table(records, runtime_dir))
     return 0
+
+
+def dry_run_support() -> str:
+    """Whether a twin can be sealed here, for the kernels on this machine."""
+    from crane_server.probe.twin import seal
+
+    reason = seal.seal_support()
+    if reason is not None:
+        return f"unavailable: {reason}"
+    abi = seal.landlock_abi()
+    return f"available (seccomp, Landlock ABI {abi})" if abi else "available (seccomp)"
 
 
 def render_table(records: list[KernelRecord], runtime_dir: Path) -> str:
@@ -70,6 +85,9 @@ def render_table(records: list[KernelRecord], runtime_dir: Path) -> str:
             "  ".join(cell.ljust(width) for cell, width in zip(row, widths)) + "  " + row[-1]
             for row in rows
         ]
+    support = next((r.dry_run for r in live if r.dry_run), None)
+    if support:
+        lines.append(f"dry run: {support}")
     if stale:
         lines.append(f"stale connection files ({len(stale)}, no kernel answered):")
         lines += [f"  {record.connection_file}" for record in stale]

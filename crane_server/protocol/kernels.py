@@ -41,3 +41,6 @@ class KernelRecord(msgspec.Struct, kw_only=True, omit_defaults=True):
     pid: int | None = None
     mapped_by: str | None = None  # "server-sessions" | "crane-sessions" | "jupyter_session"
     error: str | None = None  # why the file is stale or bad
+    # Can a dry run's twin be sealed on this kernel's machine? "available (...)" or why not
+    # (a runtime loaded in one kernel, such as CUDA, is said in that kernel's hover).
+    dry_run: str | None = None

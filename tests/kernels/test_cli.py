@@ -31,6 +31,8 @@ def test_kernels_json_in_a_subprocess(shared_kernel: RunningKernel, tmp_path: Pa
     assert records["one"]["state"] == "idle"
     assert records["one"].get("stale", False) is False
     assert records["dead"]["stale"] is True
+    assert records["one"]["dry_run"].startswith("available (seccomp")
+    assert "dry_run" not in records["dead"]
 
 
 def test_kernels_table(
@@ -42,8 +44,9 @@ def test_kernels_table(
     out = capsys.readouterr().out.splitlines()
     assert out[0].split()[:3] == ["KERNEL", "STATE", "PID"]
     assert out[1].split()[:2] == ["one", "idle"]
-    assert out[2].startswith("stale connection files (1")
-    assert out[3].strip() == str(tmp_path / "kernel-dead.json")
+    assert out[2].startswith("dry run: available (seccomp")
+    assert out[3].startswith("stale connection files (1")
+    assert out[4].strip() == str(tmp_path / "kernel-dead.json")
 
 
 def test_inspect_names(shared_kernel: RunningKernel, capsys: pytest.CaptureFixture[str]) -> None:
