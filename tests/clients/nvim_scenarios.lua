@@ -63,6 +63,24 @@ function scenarios.live()
   if not arrived then
     return false
   end
+  -- What the user sees: the virtual text (first line) and :CraneExplain's float (all of it).
+  local first = crane_diagnostics(bufnr)[1]
+  vim.api.nvim_win_set_cursor(0, { first.lnum + 1, 0 })
+  local config = vim.diagnostic.config(nil, crane.namespace)
+  vim.cmd("CraneExplain")
+  local float_lines = {}
+  for _, win in ipairs(vim.api.nvim_list_wins()) do
+    if vim.api.nvim_win_get_config(win).relative ~= "" then
+      float_lines = vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(win), 0, -1, false)
+      vim.api.nvim_win_close(win, true)
+    end
+  end
+  emit({
+    event = "shown",
+    virtual_text = config.virtual_text.format(first),
+    virtual_lines = config.virtual_lines ~= nil,
+    float = float_lines,
+  })
   local cleared = vim.wait(timeout, function()
     return #crane_diagnostics(bufnr) == 0
   end, 20)

@@ -177,6 +177,13 @@ def test_missing_column_diagnostic_arrives_clears_and_kernel_death_is_told_once(
         assert [d["lnum"] for d in diagnostics] == [MISSING_COLUMN_LINE], diagnostics
         assert diagnostics[0]["severity"] == 1  # Error
         assert "'b'" in diagnostics[0]["message"] or '"b"' in diagnostics[0]["message"]
+        assert "\nFix: " in diagnostics[0]["message"]
+        shown = run.wait_event("shown")
+        first_line = diagnostics[0]["message"].split("\n")[0]
+        assert shown["virtual_text"] == first_line  # one line beside the code
+        assert shown["virtual_lines"] is True  # Neovim 0.11+: the whole text under the line
+        float_text = "\n".join(shown["float"])
+        assert first_line in float_text and "Fix: " in float_text, shown  # all of it
 
         reply = kernel.execute("df['b'] = df['a'] * 2")
         assert reply["status"] == "ok"

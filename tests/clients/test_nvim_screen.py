@@ -88,6 +88,9 @@ class TmuxScreen:
             time.sleep(0.1)
         raise AssertionError(f"timed out waiting for {what}; the screen:\n{screen}")
 
+    def keys(self, *keys: str) -> None:
+        subprocess.run([*self.base, "send-keys", *keys], check=True, timeout=10)
+
     def close(self) -> None:
         subprocess.run([*self.base, "kill-server"], capture_output=True, timeout=10)
 
@@ -141,7 +144,21 @@ def test_the_warning_is_on_the_screen_and_leaves_when_fixed(
     shown = screen.wait_for(lambda s: "KeyError" in s, "the virtual text of the Error")
     line = next(row for row in shown.splitlines() if 'customers["monthly_charge"]' in row)
     assert "KeyError" in line, shown  # on the line that will crash, not elsewhere
+    assert "Fix" not in line, shown  # beside the code: the first line only, never cut off
+    # On the crashing line, the whole message: virtual lines below it, and :CraneExplain.
+    row = next(i for i, row in enumerate(shown.splitlines()) if "monthly_charge" in row)
+    screen.keys(f"{row + 1}G")
+    shown = screen.wait_for(lambda s: "Fix:" in s, "the virtual lines of the whole message")
     assert "monthly_charges" in shown, shown  # the evidence: the closest existing column
+    screen.keys(":CraneExplain", "Enter")
+    floated = screen.wait_for(lambda s: "Diagnostics:" in s and "Fix:" in s, "the float")
+    assert "crane: KeyError: 'monthly_charge'" in floated, floated
+    assert "Fix: use 'monthly_charges'" in floated, floated
+    float_png = tmp_path / "neovim-explain.png"
+    render_png(screen.text(colours=True), float_png)
+    if os.environ.get("CRANE_UPDATE_SCREENSHOTS"):
+        shutil.copyfile(float_png, REPO / "docs" / "screenshots" / float_png.name)
+    screen.keys("g", "g")  # moving the cursor closes the float
     png = tmp_path / "neovim-diagnostic.png"
     render_png(screen.text(colours=True), png)
     if os.environ.get("CRANE_UPDATE_SCREENSHOTS"):

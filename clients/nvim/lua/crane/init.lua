@@ -89,6 +89,34 @@ local function root_dir(bufnr)
   return start
 end
 
+--- The first line of a diagnostic: what fits beside the code (the float has the rest).
+function M.first_line(diagnostic)
+  return (diagnostic.message:gsub("\n.*", ""))
+end
+
+--- Show crane's diagnostics as Neovim can: the first line as virtual text, the whole message
+--- (reason, evidence, fix) in the float and, on 0.11+, as virtual lines under the cursor's line.
+local function configure_diagnostics(client)
+  local ok, namespace = pcall(vim.lsp.diagnostic.get_namespace, client.id)
+  if not ok or namespace == nil then
+    return
+  end
+  M.namespace = namespace
+  local options = {
+    virtual_text = { format = M.first_line },
+    float = { source = true },
+  }
+  if vim.fn.has("nvim-0.11") == 1 then
+    options.virtual_lines = { current_line = true }
+  end
+  vim.diagnostic.config(options, namespace)
+end
+
+--- The whole text of crane's diagnostics on the cursor's line, in a float (:CraneExplain).
+function M.explain()
+  return vim.diagnostic.open_float({ scope = "line", namespace = M.namespace, source = true })
+end
+
 local function client_config(bufnr)
   local config = M.config
   return {
@@ -98,6 +126,7 @@ local function client_config(bufnr)
     init_options = config.settings,
     settings = { crane = config.settings },
     handlers = { ["crane/kernelStatus"] = on_kernel_status },
+    on_init = configure_diagnostics,
     on_exit = on_exit,
     filetypes = config.filetypes,
   }
@@ -285,6 +314,9 @@ local function create_commands()
   cmd("CranePrompt", function()
     M.show_prompt()
   end, { desc = "crane: show the LLM prompt for the cell under the cursor" })
+  cmd("CraneExplain", function()
+    M.explain()
+  end, { desc = "crane: the whole message (reason, evidence, fix) of the warning on this line" })
   cmd("CraneKernels", function()
     M.list_kernels()
   end, { desc = "crane: list running kernels" })
