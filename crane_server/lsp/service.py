@@ -72,6 +72,13 @@ class OpenDocument:
     server_errors: bool = False  # a configured server could not be asked at the last binding
 
 
+def _same_code(before: CellDocument, after: CellDocument) -> bool:
+    """The same cells, URIs and texts (a change of metadata, outputs or version only)."""
+    return [(c.uri, c.kind, c.text) for c in before.cells] == [
+        (c.uri, c.kind, c.text) for c in after.cells
+    ]
+
+
 class CraneService:
     """Everything the LSP handlers delegate to; owns every background task."""
 
@@ -107,11 +114,16 @@ class CraneService:
         if current is None:
             self.open(document)
             return
+        previous = current.document
         current.document = document
         live = set(document.uris())
         for uri in [uri for uri in current.shown if uri not in live]:
             current.rules.pop(uri, None)
             self._show(current, uri, [])
+        if _same_code(previous, document):
+            # Only metadata moved (jupyterlab-lsp sends a change when a run updates the
+            # prompt's execution count): the run's own check publishes; no typing debounce.
+            return
         self.schedule(document.uri, delay=self.settings.debounce_ms / 1000.0)
 
     def close(self, uri: str) -> None:
@@ -294,7 +306,11 @@ class CraneService:
 
         def current(verdict: DocumentVerdict) -> bool:
             """False when the document or the kernel moved on (their own check is coming)."""
-            if self.documents.get(uri) is not owner or owner.document.version != document.version:
+            if self.documents.get(uri) is not owner:
+                return False
+            if owner.document.version != document.version and not _same_code(
+                owner.document, document
+            ):
                 return False
             return (
                 owner.binding.session is session
