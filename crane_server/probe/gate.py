@@ -28,6 +28,7 @@ import re
 import types
 from typing import Any, Dict, Iterable, List, Optional, Tuple
 
+from .cost import regex_too_costly
 from .values import LIBRARY_ROOTS, is_library_type, loaded
 
 # A call or operator may build at most this many elements (about 8 MB of float64).
@@ -557,6 +558,8 @@ def call_allowed(func: Any, args: List[Any], kwargs: Dict[str, Any]) -> Optional
         return "the call writes into an argument"
     if result_too_large(func, args, kwargs):
         return "the result would exceed the size bound"
+    if regex_too_costly(func, args, kwargs):
+        return "a regular expression whose matching time cannot be bounded"
     return None
 
 

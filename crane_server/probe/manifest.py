@@ -14,6 +14,7 @@ SHIPPED_MODULES = (
     "shadows",
     "outcomes",
     "purity",
+    "cost",
     "gate",
     "files",
     # snapshot summaries
