@@ -7,10 +7,11 @@ cell in order without running it. Counted: crashes of the reproduced notebook pr
 target cell (recall), how many cells ahead of the crash the warning stood, and Errors
 anywhere in a fixed notebook (false alarms: must be zero).
 
-    python benchmarks/ahead_eval.py DATASET [--split validation] [--json out.json]
+    python benchmarks/ahead_eval.py DATASET [--split validation] [--json out.json] [--quick]
 
 As the language server does, pending cells that first import a library are walked by a
-helper interpreter.
+helper interpreter. `--quick` (CI): three tests/corpus cases (vendored here) unless DATASET is
+given; exit status 1 when a notebook could not be judged (an error), never on times.
 """
 
 from __future__ import annotations
@@ -19,7 +20,10 @@ import argparse
 import asyncio
 import json
 import statistics
+import sys
 from pathlib import Path
+
+from measured_page import quick_dataset
 
 from crane_server.commands.check_ahead import check_ahead
 from crane_server.errors import CraneError
@@ -99,12 +103,17 @@ async def _evaluate(cases: list[Path], helpers: HelperPool) -> dict[str, object]
     }
 
 
-def main() -> None:
+def main() -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("dataset", type=Path)
+    parser.add_argument("dataset", type=Path, nargs="?", default=None)
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument("--split", default=None, help="only the cases SPLIT.json lists under it")
+    parser.add_argument("--quick", action="store_true", help="3 tests/corpus cases (CI)")
     args = parser.parse_args()
+    if args.quick and args.dataset is None:
+        args.dataset = quick_dataset()
+    if args.dataset is None:
+        parser.error("DATASET is required (or --quick)")
     summary = asyncio.run(main_async(args.dataset, args.split))
     print(
         f"predicted ahead {summary['predicted_ahead']}/{summary['cases']} "
@@ -114,7 +123,14 @@ def main() -> None:
     )
     if args.json is not None:
         args.json.write_text(json.dumps(summary, indent=2), encoding="utf-8")
+    errors = summary["errors"]
+    assert isinstance(errors, list)
+    for error in errors:
+        print(f"error: {error}")
+    if args.quick and (errors or not summary["cases"]):
+        return 1
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

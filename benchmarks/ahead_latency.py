@@ -1,13 +1,16 @@
 """Latency of lookahead through the real server: a 50-cell notebook, an edit in cell 5, the
 Error that cell 50 will raise when Run All gets there republished.
 
-Run: python benchmarks/ahead_latency.py [--rounds 30]
+Run: python benchmarks/ahead_latency.py [--rounds 30] [--markdown FILE] [--quick]
 Cell 1 builds a 1,000-row frame and runs in the kernel; cells 2-50 are pending (never run).
 Cells 2-49 add, transform and aggregate columns; cell 50 reads column 'gone'. Each round edits
 cell 5 to drop 'gone' (cell 50 then becomes a lookahead Error: Run All would raise KeyError
 there) or to drop another column (the Error leaves). Measured (ms, p50/p95): from the edit
 sent to cell 50's diagnostics showing the new verdict, with debounce 0 (excluded). Budget
-(issue 15): p95 <= 300 ms on an idle machine.
+(issue 15): p95 <= 300 ms on an idle machine; exit status 1 over budget. With --markdown
+FILE the table replaces the one between the ahead-latency markers of FILE. `--quick` (CI): 3
+rounds, the table written into a temporary copy of docs/measured.md (never the page itself);
+fails on errors, never on times (over budget is reported, exit status 0).
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from typing import Any
 
 from lsp_latency import edit_params, open_params, percentile
 from lsprotocol import types
-from measured_page import write_between_markers
+from measured_page import check_written, quick_page, write_between_markers
 from pygls.lsp.client import LanguageClient
 
 from crane_server.kernels.launch import fresh_kernel
@@ -138,7 +141,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=30)
     parser.add_argument("--markdown", type=Path, default=None, help="also write the table here")
+    parser.add_argument(
+        "--quick", action="store_true", help="3 rounds, a copy of the page, no budget (CI)"
+    )
     args = parser.parse_args()
+    if args.quick:
+        args.rounds, args.markdown = 3, quick_page()
     samples = asyncio.run(run(args.rounds))["edit"]
     p50, p95 = statistics.median(samples), percentile(samples, 0.95)
     verdict = "ok" if p95 <= BUDGET_MS else "OVER BUDGET"
@@ -150,12 +158,15 @@ def main() -> int:
             f"| {max(samples):.1f} | {len(samples)} |\n"
         )
         write_between_markers(args.markdown, "ahead-latency", table)
+        if args.quick:
+            check_written(args.markdown, "ahead-latency", table)
+            print(f"table written into a copy of the page, {args.markdown}")
     print(
         f"50-cell notebook, edit in cell 5 -> cell 50's lookahead verdict republished: "
         f"p50 {p50:.1f} ms, p95 {p95:.1f} ms, max {max(samples):.1f} ms "
         f"(n={len(samples)}, budget p95 <= {BUDGET_MS:.0f} ms: {verdict})"
     )
-    return 0 if p95 <= BUDGET_MS else 1
+    return 0 if p95 <= BUDGET_MS or args.quick else 1
 
 
 if __name__ == "__main__":

@@ -1,11 +1,13 @@
 """Checker time per cell on an idle kernel, for frames of 1e3 to 1e7 rows and large tensors.
 
-Run: python benchmarks/checker_bench.py [--repeat N] [--markdown FILE]
+Run: python benchmarks/checker_bench.py [--repeat N] [--markdown FILE] [--quick]
 Prints median and p95 of (a) the whole probe round trip as the daemon sees it and (b) the
 kernel-side checker time, per data size: frames of 1e3 to 1e7 rows, and tensors of 1e6 to 1e8
 elements (judged on the meta device). Budget (DESIGN.md): p95 < 30 ms, flat in data size.
 With --markdown FILE the table replaces the one between the checker_bench markers of FILE
-(docs/measured.md), or is written as a new file.
+(docs/measured.md), or is written as a new file. `--quick` (CI): a 1,000-row frame and a
+1e6-element tensor, 3 checks per row, the table written into a temporary copy of
+docs/measured.md (never the page itself); fails on errors (a check that errs), never on times.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from measured_page import write_between_markers
+from measured_page import check_written, quick_page, write_between_markers
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -72,6 +74,8 @@ async def _time_cells(
         totals, inside = [], []
         for _ in range(repeat):
             result = await check_cell(session, cell)  # type: ignore[arg-type]
+            if result.error is not None:
+                raise RuntimeError(f"{size}, {label}: the check failed: {result.error}")
             totals.append(result.timings["total_ms"])
             inside.append(result.timings.get("check_ms", 0.0))
         row = (
@@ -92,13 +96,17 @@ async def _time_cells(
 
 async def measure(rows: int, repeat: int, table: list[Row]) -> None:
     async with fresh_kernel(Path(tempfile.mkdtemp())) as session:
-        await session.execute(SETUP.format(rows=rows), timeout=600)
+        outcome = await session.execute(SETUP.format(rows=rows), timeout=600)
+        if outcome.status != "ok":
+            raise RuntimeError(f"setup failed: {outcome.ename}: {outcome.evalue}")
         await _time_cells(session, f"{rows:,d}-row frame", CELLS, repeat, table)
 
 
 async def measure_torch(elements: int, repeat: int, table: list[Row]) -> None:
     async with fresh_kernel(Path(tempfile.mkdtemp())) as session:
-        await session.execute(TORCH_SETUP.format(elements=elements), timeout=600)
+        outcome = await session.execute(TORCH_SETUP.format(elements=elements), timeout=600)
+        if outcome.status != "ok":
+            raise RuntimeError(f"torch setup failed: {outcome.ename}: {outcome.evalue}")
         await _time_cells(session, f"{elements:,d}-element tensor", TORCH_CELLS, repeat, table)
 
 
@@ -124,14 +132,24 @@ def main() -> None:
     parser.add_argument("--sizes", default="1000,100000,1000000,10000000")
     parser.add_argument("--tensor-sizes", default="1000000,10000000,100000000")
     parser.add_argument("--markdown", type=Path, default=None, help="also write the table here")
+    parser.add_argument(
+        "--quick", action="store_true", help="small data, 3 checks, a copy of the page (CI)"
+    )
     args = parser.parse_args()
+    if args.quick:
+        args.repeat, args.sizes, args.tensor_sizes = 3, "1000", "1000000"
+        args.markdown = quick_page()
     table: list[Row] = []
     for rows in [int(s) for s in args.sizes.split(",") if s]:
         asyncio.run(measure(rows, args.repeat, table))
     for elements in [int(s) for s in args.tensor_sizes.split(",") if s]:
         asyncio.run(measure_torch(elements, args.repeat, table))
     if args.markdown is not None:
-        write_between_markers(args.markdown, "checker_bench", markdown(table, args.repeat))
+        text = markdown(table, args.repeat)
+        write_between_markers(args.markdown, "checker_bench", text)
+        if args.quick:
+            check_written(args.markdown, "checker_bench", text)
+            print(f"table written into a copy of the page, {args.markdown}")
 
 
 if __name__ == "__main__":

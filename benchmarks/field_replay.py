@@ -29,7 +29,12 @@ Scripts are cut into cells at `# %%` markers or sphinx-gallery `####...` comment
 Markdown notebooks (MyST `{code-cell}` or fenced ```python blocks) at their code blocks.
 
     python benchmarks/field_replay.py [--limit N] [--only TEXT] [--json out.json]
-        [--markdown docs/measured.md]
+        [--markdown docs/measured.md] [--quick]
+
+`--quick` (CI): the two short sources of QUICK (numpy and PyTorch, vendored, one with crashes),
+the table written into a temporary copy of docs/measured.md (never the page itself); exit
+status 1 on a tool error, a kernel change, a run a check changed or a notebook not measured,
+never on times.
 """
 
 from __future__ import annotations
@@ -59,7 +64,7 @@ for _path in (REPO, REPO / "benchmarks"):
     if str(_path) not in sys.path:
         sys.path.insert(0, str(_path))
 
-from measured_page import write_between_markers  # noqa: E402
+from measured_page import check_written, quick_page, write_between_markers  # noqa: E402
 
 from crane_server.analysis.engine import CheckOptions, check_cell  # noqa: E402
 from crane_server.commands.check_ahead import check_ahead  # noqa: E402
@@ -84,6 +89,11 @@ HOLOVIEWS_FOLDERS = (
 )
 #: How many HoloViews notebooks the full replay takes (the first ones, in folder order).
 HOLOVIEWS_COUNT = 40
+#: The sources of `--quick`: short, vendored, no download; the second crashes for real.
+QUICK = (
+    "numpy-tutorials/content/save-load-arrays.md",
+    "pytorch-deep-learning/extras/pytorch_most_common_errors.ipynb",
+)
 #: What a check may not change in the kernel (fields of the fingerprint).
 WATCHED = ("names", "count", "in", "out", "underscores")
 
@@ -705,7 +715,22 @@ def select(sources: list[Source], only: str | None, limit: int | None) -> list[S
     return chosen[:limit] if limit else chosen
 
 
-def main() -> None:
+def quick_failures(results: list[NotebookCounts]) -> list[str]:
+    """What a quick run must not show: the tool failing or changing the user's kernel."""
+    found = []
+    for counts in results:
+        problems = {
+            "tool errors": sorted(counts.tool_errors.items()),
+            "lookahead tool error": counts.ahead_tool_error,
+            "kernel changes": sorted(counts.kernel_changes.items()),
+            "runs changed": sorted(counts.runs_changed.items()),
+            "stopped": counts.stopped,
+        }
+        found += [f"{counts.name}: {what}: {value}" for what, value in problems.items() if value]
+    return found
+
+
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--limit", type=int, default=None, help="only the first N notebooks")
     parser.add_argument("--only", default=None, help="a library, or text in the path")
@@ -716,9 +741,17 @@ def main() -> None:
     parser.add_argument(
         "--from-json", type=Path, default=None, help="report a saved run instead of running"
     )
+    parser.add_argument(
+        "--quick", action="store_true", help="two short sources, a copy of the page (CI)"
+    )
     args = parser.parse_args()
+    if args.quick:
+        args.markdown = quick_page()
     started = time.perf_counter()
-    if args.from_json:
+    if args.quick and not args.from_json:
+        results = asyncio.run(run_all([s for s in SOURCES if s.path in QUICK]))
+        elapsed = time.perf_counter() - started
+    elif args.from_json:
         saved = json.loads(args.from_json.read_text())
         results = [NotebookCounts(**notebook) for notebook in saved["notebooks"]]
         elapsed = saved.get("wall_seconds", 0.0)
@@ -742,7 +775,17 @@ def main() -> None:
         )
     if args.markdown:
         write_between_markers(args.markdown, "field-replay", table(results))
+    if args.quick:
+        if args.markdown:
+            check_written(args.markdown, "field-replay", table(results))
+            print(f"table written into a copy of the page, {args.markdown}")
+        failures = quick_failures(results)
+        for failure in failures:
+            print(f"error: {failure}")
+        if failures or len(results) != len(QUICK):
+            return 1
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -1,8 +1,12 @@
 """Round-trip latency of the kernel layer on an idle kernel holding 100 variables.
 
-Run: python benchmarks/kernel_roundtrip.py [--repeat 200]
-Prints median and p95 (ms) of: control kernel_info, probe "ping", inventory (silent shell
-listing and control inspectVariables), and probe "summarise" of all 100 names.
+Run: python benchmarks/kernel_roundtrip.py [--repeat 200] [--quick]
+Prints median and p95 (ms) of: the control bookkeeping request (`comm_info_request`, what
+attach and the heartbeat send; crane never sends kernel_info), the kernel's floor (a silent
+`execute_request` with one user expression, the describe request crane sends at attach, sent
+through the session's own request path), probe "ping", inventory (silent shell listing and
+control inspectVariables), and probe "summarise" of all 100 names; then the probe ping's
+median over the floor's. `--quick`: 5 repetitions, for CI (fails on errors, never on times).
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from crane_server.kernels import inventory as inv
+from crane_server.kernels.bookkeeping import describe_request_content, parse_describe_reply
 from crane_server.kernels.launch import fresh_kernel
 from crane_server.kernels.session import KernelSession
 
@@ -41,6 +46,16 @@ async def _inspect_variables(session: KernelSession) -> Any:
     return inv.parse_inspect_variables(content)
 
 
+async def _silent_floor(session: KernelSession) -> Any:
+    """One silent execute_request with one user expression: what any probe costs at least."""
+    content = await session.request(
+        "shell", "execute_request", describe_request_content(), timeout=5
+    )
+    if content.get("status") != "ok" or not parse_describe_reply(content):
+        raise RuntimeError(f"the silent execute failed: {content}")
+    return content
+
+
 async def measure(call: Callable[[], Awaitable[Any]], repeat: int) -> tuple[float, float]:
     for _ in range(5):  # warm up (first probe call installs the probe package)
         await call()
@@ -61,8 +76,12 @@ async def main(repeat: int) -> None:
                 sys.exit(f"setup failed: {outcome.ename}: {outcome.evalue}")
             names = sorted((await session.inventory()).names)
             print(f"kernel with {len(names)} user names, {repeat} repetitions each\n")
+            floor = "silent execute, 1 user expression (floor)"
             cases: dict[str, Callable[[], Awaitable[Any]]] = {
-                "control kernel_info": lambda: session.kernel_info(timeout=5),
+                "control bookkeeping (comm_info_request)": lambda: session.bookkeeping(
+                    "control", timeout=5
+                ),
+                floor: lambda: _silent_floor(session),
                 "probe ping (shell, silent)": lambda: session.run_probe("ping", {}),
                 "inventory (idle: silent listing)": lambda: session.inventory(timeout=5),
                 "inventory (control inspectVariables)": lambda: _inspect_variables(session),
@@ -71,12 +90,18 @@ async def main(repeat: int) -> None:
                 ),
             }
             print(f"{'request':42} {'median ms':>10} {'p95 ms':>10}")
+            medians: dict[str, float] = {}
             for label, call in cases.items():
                 median, p95 = await measure(call, repeat)
+                medians[label] = median
                 print(f"{label:42} {median:10.2f} {p95:10.2f}")
+            ping = medians["probe ping (shell, silent)"]
+            print(f"\nprobe ping / floor (medians): {ping / medians[floor]:.2f}x")
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=200)
-    asyncio.run(main(parser.parse_args().repeat))
+    parser.add_argument("--quick", action="store_true", help="5 repetitions (CI)")
+    args = parser.parse_args()
+    asyncio.run(main(5 if args.quick else args.repeat))

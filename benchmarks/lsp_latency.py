@@ -1,9 +1,11 @@
 """Latency of live diagnostics through the real server on a 50-cell notebook.
 
-Run: python benchmarks/lsp_latency.py [--rounds 30]
+Run: python benchmarks/lsp_latency.py [--rounds 30] [--quick]
 Measures (ms, p50/p95) from the end of a user's execution on the kernel to the moment every
 cell of a 50-cell notebook has its diagnostics republished, and from a cell edit to the same
-(debounce set to 0, so it is excluded). Budget (DESIGN.md): p95 < 150 ms.
+(debounce set to 0, so it is excluded). Budget (DESIGN.md): p95 < 150 ms; exit status 1
+over budget. `--quick` (CI): 3 rounds each; fails on errors, never on times (over budget is
+reported, exit status 0).
 """
 
 from __future__ import annotations
@@ -178,7 +180,10 @@ async def run(rounds: int) -> dict[str, Any]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=30)
+    parser.add_argument("--quick", action="store_true", help="3 rounds, no budget (CI)")
     args = parser.parse_args()
+    if args.quick:
+        args.rounds = 3
     result = asyncio.run(run(args.rounds))
     print(f"50-cell notebook, first full check after open: {result['first_check_ms']:.1f} ms")
     failed = False
@@ -195,7 +200,7 @@ def main() -> int:
         print(
             f"{label}: p50 {p50:.1f} ms, p95 {p95:.1f} ms (n={len(samples)}, budget p95 < {BUDGET_MS:.0f} ms: {verdict})"
         )
-    return 1 if failed else 0
+    return 1 if failed and not args.quick else 0
 
 
 if __name__ == "__main__":

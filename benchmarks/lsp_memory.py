@@ -1,13 +1,15 @@
 """Memory and idle CPU of the real language server with 5 kernels and 20 open notebooks.
 
-Run: python benchmarks/lsp_memory.py [--samples 3] [--idle-seconds 10] [--all-at-once]
+Run: python benchmarks/lsp_memory.py [--samples 3] [--idle-seconds 10] [--all-at-once] [--quick]
 Starts 5 ipykernel kernels (each holding a small DataFrame) in a private runtime directory,
 starts `python -m crane_server --stdio`, opens 20 notebooks of 10 code cells through LSP
 notebook sync (4 per kernel, bound with `crane.attachKernel`), waits until every cell's
 diagnostics are published, then samples the server's RSS (/proc/PID/status VmRSS) and its
 CPU use over idle windows (/proc/PID/stat utime+stime). Also prints the RSS of a bare
 interpreter and of one that only imports the server, for the breakdown.
-Budget (DESIGN.md): RSS < 80 MB, near-zero idle CPU.
+Budget (DESIGN.md): RSS < 80 MB, near-zero idle CPU; exit status 1 over budget. `--quick`
+(CI): 1 kernel, 2 notebooks, one 1 s idle window; fails on errors, never on the budget (over
+budget is reported, exit status 0).
 """
 
 from __future__ import annotations
@@ -407,7 +409,12 @@ def main() -> int:
         help="open and bind every notebook before waiting for diagnostics (by default each "
         "notebook's diagnostics are awaited before the next is opened)",
     )
+    parser.add_argument(
+        "--quick", action="store_true", help="1 kernel, 2 notebooks, 1 s idle, no budget (CI)"
+    )
     args = parser.parse_args()
+    if args.quick:
+        args.kernels, args.notebooks_per_kernel, args.samples, args.idle_seconds = 1, 2, 1, 1.0
     KERNELS, NOTEBOOKS_PER_KERNEL = args.kernels, args.notebooks_per_kernel
     result = asyncio.run(run(args.samples, args.idle_seconds, not args.all_at_once))
     rss, cpu = result["rss"], result["cpu"]
@@ -435,14 +442,15 @@ def main() -> int:
     steps = import_steps()
     print(
         f"breakdown: server after initialize, nothing open {result['rss_initialized']:.1f} MB; "
-        f"5 kernels + 20 notebooks add {max(rss) - result['rss_initialized']:.1f} MB"
+        f"{KERNELS} kernels + {KERNELS * NOTEBOOKS_PER_KERNEL} notebooks add "
+        f"{max(rss) - result['rss_initialized']:.1f} MB"
     )
     print("fresh interpreter, cumulative imports (MB):")
     previous = steps[0][1]
     for name, value in steps:
         print(f"  {name:28s} {value:6.1f}  (+{value - previous:.1f})")
         previous = value
-    return 0 if rss_ok and cpu_ok else 1
+    return 0 if (rss_ok and cpu_ok) or args.quick else 1
 
 
 if __name__ == "__main__":

