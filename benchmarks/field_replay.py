@@ -67,6 +67,11 @@ for _path in (REPO, REPO / "benchmarks"):
 from measured_page import check_written, quick_page, write_between_markers  # noqa: E402
 
 from crane_server.analysis.engine import CheckOptions, check_cell  # noqa: E402
+from crane_server.twin import DryRunOptions  # noqa: E402
+
+# `--dry-run`: each cell is also run in a sealed twin before it really runs (what the
+# language server does once a cell of the notebook ran): its false alarms are counted too.
+DRY_RUN: list[DryRunOptions | None] = [None]
 from crane_server.commands.check_ahead import check_ahead  # noqa: E402
 from crane_server.documents import Cell, CellDocument  # noqa: E402
 from crane_server.documents.notebook import CellSource, notebook_document  # noqa: E402
@@ -395,7 +400,7 @@ async def _judge(
             executed_cells=[c.text for c in checked if c.executed_unchanged],
             notebook_cells=[c.text for c in checked],
             target_index=position,
-            options=CheckOptions(timeout=CHECK_TIMEOUT),
+            options=CheckOptions(timeout=CHECK_TIMEOUT, dry_run=DRY_RUN[0]),
             helpers=helpers,
         ),
         CHECK_TIMEOUT * 2 + CheckOptions().helper_timeout,
@@ -733,6 +738,9 @@ def quick_failures(results: list[NotebookCounts]) -> list[str]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--limit", type=int, default=None, help="only the first N notebooks")
+    parser.add_argument(
+        "--dry-run", action="store_true", help="judge each cell with the dry run's twin too"
+    )
     parser.add_argument("--only", default=None, help="a library, or text in the path")
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument(
@@ -745,6 +753,8 @@ def main() -> int:
         "--quick", action="store_true", help="two short sources, a copy of the page (CI)"
     )
     args = parser.parse_args()
+    if args.dry_run:
+        DRY_RUN[0] = DryRunOptions()
     if args.quick:
         args.markdown = quick_page()
     started = time.perf_counter()
