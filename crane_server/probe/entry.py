@@ -7,11 +7,14 @@ import os
 import sys
 import time
 import warnings
+from sys import getprofile, gettrace
 from typing import Any, Callable, Dict
 
+from . import genuine
 from .imports import ImportGuard, is_standard_library
 from .interpreter import checker, handoff
 from .jsonsafe import JsonResult
+from .quiet import no_warnings
 from .snapshot import summarise
 from .twin import control as twin_control
 
@@ -160,22 +163,131 @@ def helper_walk(request: Dict[str, Any]) -> Dict[str, Any]:
     }
 
 
+# Typed Any: called inside one tuple expression (see dispatch).
+_setprofile: Any = sys.setprofile
+_settrace: Any = sys.settrace
+
+
 def dispatch(op: str, payload_json: str) -> JsonResult:
-    """Run one probe operation; errors come back as {"error": ...}, never as a traceback."""
+    """Run one probe operation; errors come back as {"error": ...}, never as a traceback.
+
+    The user's profile and trace functions are suspended on this thread for the request (the
+    first and the last line: they see this frame enter and return, and nothing inside it), and
+    so are threading's hooks for threads started meanwhile; the very same objects are put back.
+    """
+    # one line, so that a trace function sees one line event of the probe
+    profile, trace, _, _ = getprofile(), gettrace(), _setprofile(None), _settrace(None)
+    hooks = _suspend_thread_hooks()
+    try:
+        return _dispatch(op, payload_json)
+    finally:
+        _restore_thread_hooks(hooks)
+        _setprofile(profile)
+        _settrace(trace)
+
+
+# threading's hooks for threads it starts (threading.settrace / threading.setprofile)
+_THREAD_HOOKS = ("_trace_hook", "_profile_hook")
+
+
+def _suspend_thread_hooks() -> Dict[str, Any]:
+    threading = sys.modules.get("threading")
+    saved: Dict[str, Any] = {}
+    if threading is None:
+        return saved
+    namespace = threading.__dict__
+    for name in _THREAD_HOOKS:
+        hook = namespace.get(name)
+        if hook is not None:
+            saved[name] = hook
+            namespace[name] = None
+    return saved
+
+
+def _restore_thread_hooks(saved: Dict[str, Any]) -> None:
+    threading = sys.modules.get("threading")
+    if threading is None:
+        return
+    namespace = threading.__dict__
+    for name, hook in saved.items():
+        if namespace.get(name) is None:  # unless the user set another one meanwhile
+            namespace[name] = hook
+
+
+def _refusal(op: str, names: "list[str]") -> JsonResult:
+    """The answer while builtins are replaced: a note for a check, an error for other ops.
+
+    Built from literals and the probe's own names only (its builtins may be the user's when it
+    was installed after the replacement).
+    """
+    shown = ", ".join(["builtins." + name for name in names[:5]])
+    more = " and others" if names[5:] else ""
+    message = (
+        "not checked: %s%s replaced in this kernel; a check evaluates library code that "
+        "would call the replacement" % (shown, more + (" are" if names[1:] else " is"))
+    )
+    if op == "ping":
+        return JsonResult({"pid": os.getpid(), "refused": "builtins-replaced", "note": message})
+    if op != "check":
+        return JsonResult({"error": message, "refused": "builtins-replaced"})
+    note = {
+        "code": "crane-builtins-replaced",
+        "exception": "",
+        "message": message,
+        "line": 1,
+        "column": 0,
+        "severity": "information",
+        "source": "crane",
+        "fix": "put the original builtins back (or restart the kernel) to check cells again",
+        "replacements": [],
+    }
+    return JsonResult(
+        {
+            "findings": [note],
+            "rule_errors": [],
+            "budget_spent": False,
+            "refused": "builtins-replaced",
+        }
+    )
+
+
+def _dispatch(op: str, payload_json: str) -> JsonResult:
+    replaced = genuine.replaced()
+    if replaced:
+        return _refusal(op, replaced)
     started = time.perf_counter()
     before = set(sys.modules)
     state = GlobalState()
+    main_registry = _main_registry()
     try:
         payload = json.loads(payload_json)
         try:
-            with ImportGuard():
+            with no_warnings(), ImportGuard():
                 result = OPS[op](payload)
         finally:
             state.restore()
             _unload_new_submodules(before)
+            _forget_new_registry(main_registry)
         if isinstance(result, dict):
             result.setdefault("execution_count", _execution_count())
             result["elapsed_ms"] = (time.perf_counter() - started) * 1000.0
         return JsonResult(result)
     except Exception as exc:  # the probe must never raise into the kernel
         return JsonResult({"error": "%s: %s" % (type(exc).__name__, exc)})
+
+
+def _main_registry() -> Any:
+    """The user namespace's `__warningregistry__` (or None): a warning attributed to a frame of
+    the user namespace creates one even when it is ignored."""
+    main = sys.modules.get("__main__")
+    namespace = getattr(main, "__dict__", None)
+    return namespace.get("__warningregistry__") if isinstance(namespace, dict) else None
+
+
+def _forget_new_registry(before: Any) -> None:
+    if before is not None:
+        return
+    main = sys.modules.get("__main__")
+    namespace = getattr(main, "__dict__", None)
+    if isinstance(namespace, dict) and namespace.get("__warningregistry__") == {}:
+        del namespace["__warningregistry__"]

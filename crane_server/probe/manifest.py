@@ -6,6 +6,8 @@ The rooms, bottom up: the shared value model at the package root (imported by ev
 """
 
 SHIPPED_MODULES = (
+    # first: binds the genuine builtins into every module shipped after it
+    "genuine",
     # the shared value model
     "jsonsafe",
     "imports",

@@ -164,15 +164,29 @@ def library_settings() -> Dict[str, Any]:
 
 
 def _changed_pandas_options(pd: Any) -> Dict[str, Any]:
-    registry = getattr(
-        getattr(getattr(pd, "_config", None), "config", None), "_registered_options", None
-    )
+    """The pandas options whose value differs from their default, deprecated ones left out.
+
+    Values are read from pandas' option tree, not with `pd.get_option`: that one warns (a
+    FutureWarning) for every deprecated option, and pandas' registry says which those are.
+    """
+    config = getattr(getattr(pd, "_config", None), "config", None)
+    registry = getattr(config, "_registered_options", None)
+    deprecated = getattr(config, "_deprecated_options", None)
+    get_root = getattr(config, "_get_root", None)
     changed: Dict[str, Any] = {}
     if not isinstance(registry, dict):
         return changed
+    if not isinstance(deprecated, dict):
+        deprecated = {}
     for key, option in list(registry.items())[:500]:
+        if key in deprecated:
+            continue
         try:
-            value = pd.get_option(key)
+            if callable(get_root):
+                root, leaf = get_root(key)
+                value = root[leaf]
+            else:
+                value = pd.get_option(key)  # warns only for deprecated options
         except Exception:
             continue
         if isinstance(value, (type(None), bool, int, float, str)) and value != option.defval:

@@ -17,9 +17,9 @@ from __future__ import annotations
 import os
 import sys
 import types
-import warnings
 from typing import Any, Dict, List, Optional
 
+from ..quiet import no_warnings
 from .base import (
     MISSING,
     SummaryOptions,
@@ -107,8 +107,7 @@ def summarise(
     variables: Dict[str, Any] = {}
     missing: List[str] = []
     builtin_names = instance_dict(sys.modules["builtins"]) or {}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    with no_warnings():
         for name in names:
             value = resolve(name, namespace, builtin_names)
             if value is MISSING:
