@@ -20,6 +20,7 @@ from crane_server.protocol.dry_run import DryRun
 log = logging.getLogger(__name__)
 
 DRY_RUN_CODE = "dry-run-exception"
+CONFIRMED = "confirmed by a dry run: the cell ran on a sealed copy of the kernel and raised this"
 SEEN = "seen in a dry run: the cell ran on a sealed copy of the kernel and raised"
 
 
@@ -68,8 +69,8 @@ def merge_dry_run(result: CheckResult, dry: DryRun, source: str) -> CheckResult:
         others = [f for f in merged.findings if f.severity != "error"]
         if confirmed:
             kept = confirmed[0]
-            kept.evidence.facts = [*kept.evidence.facts, *_traceback_facts(dry)]
-            kept.message = kept.message.rstrip() + " (confirmed by a dry run)"
+            # the message stays the checker's; the evidence says the twin saw it happen
+            kept.evidence.facts = [*kept.evidence.facts, CONFIRMED, *_traceback_facts(dry)[1:]]
             merged.findings = [kept, *others]
         else:
             if errors:

@@ -158,6 +158,78 @@ def lookup_runs_user_code(obj: Any) -> bool:
     return False
 
 
+# Libraries that call back into methods a subclass may override (pandas' `_constructor*` and
+# `__finalize__` on every result, numpy's `__array_finalize__`, `__array_wrap__`,
+# `__array_ufunc__`, `__array_function__` and `__array_priority__` on every operation): an
+# instance of a user subclass of one of their types runs the user's code inside any call.
+_CALLBACK_LIBRARIES = frozenset({"pandas", "numpy"})
+_CLASS_BOOKKEEPING = frozenset(
+    {"__module__", "__qualname__", "__doc__", "__dict__", "__weakref__", "__slots__",
+     "__annotations__", "__firstlineno__", "__static_attributes__", "__orig_bases__"}
+)  # fmt: skip
+
+
+def subclass_hooks_run_user_code(obj: Any) -> bool:
+    """Is `obj` an instance of a user subclass of a pandas or numpy type whose user classes
+    define anything (a hook those libraries call back: `_constructor`, `__array_wrap__`...)?
+
+    Read through `type`'s own slots only. A plain user subclass that defines nothing behaves
+    as its library base; one that defines anything is never evaluated.
+    """
+    tp = type(obj)
+    if id(tp) in _PLAIN_IDS:
+        return False
+    try:
+        mro = type.__getattribute__(tp, "__mro__")
+    except Exception:
+        return True
+    user: List[type] = []
+    library = False
+    for klass in mro:
+        module = _TYPE_MODULE.__get__(klass)
+        root = module.split(".", 1)[0] if isinstance(module, str) else ""
+        if root in _CALLBACK_LIBRARIES:
+            library = True
+        elif _TYPE_FLAGS.__get__(klass) & _HEAP_TYPE and root not in LIBRARY_ROOTS:
+            user.append(klass)
+    if not library or not user:
+        return False
+    for klass in user:
+        namespace = type.__getattribute__(klass, "__dict__")
+        if any(name not in _CLASS_BOOKKEEPING for name in namespace):
+            return True
+    return False
+
+
+def subscript_runs_user_code(obj: Any) -> bool:
+    """Would `obj[key]` on a class run user code (`__class_getitem__`, a metaclass's
+    `__getitem__`)? Builtin and library classes (`list[int]`, `np.ndarray[...]`) do not."""
+    if not isinstance(obj, type):
+        return False
+    for klass in (obj, type(obj)):
+        try:
+            mro = type.__getattribute__(klass, "__mro__")
+        except Exception:
+            return True
+        for base in mro:
+            if not _TYPE_FLAGS.__get__(base) & _HEAP_TYPE:
+                continue
+            module = _TYPE_MODULE.__get__(base)
+            if isinstance(module, str) and module.split(".", 1)[0] in LIBRARY_ROOTS:
+                continue
+            namespace = type.__getattribute__(base, "__dict__")
+            if "__class_getitem__" in namespace or "__getitem__" in namespace:
+                return True
+    return False
+
+
+def index_runs_user_code(value: Any) -> bool:
+    """Would taking `value` as an integer (a slice bound, an index) run user code?"""
+    if type(value) in (int, bool, type(None)):
+        return False
+    return bool(lookup_runs_user_code(value) or is_user_instance(value))
+
+
 def is_user_instance(obj: Any) -> bool:
     """An instance of a class defined outside the libraries (its dunders are user code)."""
     if id(type(obj)) in _PLAIN_IDS or isinstance(obj, (type, types.ModuleType)):
@@ -281,9 +353,11 @@ def _rule_input(obj: Any, depth: int, budget: List[int]) -> bool:
     if budget[0] < 0:
         return False
     tp = type(obj)
-    if tp in (int, float, complex, bool, str, bytes, type(None), range, slice):
+    if tp in (int, float, complex, bool, str, bytes, type(None), range):
         return True
-    if lookup_runs_user_code(obj):
+    if tp is slice:  # its bounds are taken with `__index__`: user code for a user object
+        return not any(index_runs_user_code(part) for part in (obj.start, obj.stop, obj.step))
+    if lookup_runs_user_code(obj) or subclass_hooks_run_user_code(obj):
         return False
     if tp in (list, tuple, set, frozenset, dict):
         if depth >= MAX_DEPTH or len(obj) > budget[0]:
@@ -360,9 +434,11 @@ def _data_only(obj: Any, depth: int, budget: List[int]) -> bool:
     if budget[0] < 0:
         return False
     tp = type(obj)
-    if tp in (int, float, complex, bool, str, bytes, type(None), range, slice):
+    if tp in (int, float, complex, bool, str, bytes, type(None), range):
         return True
-    if lookup_runs_user_code(obj):
+    if tp is slice:  # its bounds are taken with `__index__`: user code for a user object
+        return not any(index_runs_user_code(part) for part in (obj.start, obj.stop, obj.step))
+    if lookup_runs_user_code(obj) or subclass_hooks_run_user_code(obj):
         return False
     if callable(obj) and not _is_data_object(obj):
         return is_safe_callable(obj)

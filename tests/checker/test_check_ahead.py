@@ -275,4 +275,4 @@ def test_a_pending_cause_is_named_as_a_cell_that_has_not_run(tmp_path: Path) -> 
         assert "already ran" not in finding["fix"]
         assert "has not run yet (`df = df.drop(columns=['b'])`)" in finding["fix"]
         if not flags:
-            assert "confirmed by a dry run" in finding["message"]
+            assert any(f.startswith("confirmed by a dry run") for f in finding["evidence"]["facts"])

@@ -69,7 +69,8 @@ def test_a_raise_the_checker_predicted_keeps_its_fix_and_says_confirmed() -> Non
     merged = merge_dry_run(checker(MISSING, NOTE), read_report(raised()), SOURCE)
     errors = [f for f in merged.findings if f.severity == "error"]
     assert [f.code for f in errors] == ["pandas-missing-column"]
-    assert errors[0].fix == "use 'z'" and "confirmed by a dry run" in errors[0].message
+    assert errors[0].fix == "use 'z'" and errors[0].message == "'zz'"
+    assert any(f.startswith("confirmed by a dry run") for f in errors[0].evidence.facts)
     assert NOTE in merged.findings and merged.crash and merged.engine == "rules+dry-run"
 
 

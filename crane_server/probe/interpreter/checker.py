@@ -408,7 +408,11 @@ class Checker:
         key = id(value)
         if key not in root.wrapped:
             # type(), never isinstance: isinstance reads a user object's `__class__`
-            opaque = type(value) is Opaque or gate.lookup_runs_user_code(value)
+            opaque = (
+                type(value) is Opaque
+                or gate.lookup_runs_user_code(value)
+                or gate.subclass_hooks_run_user_code(value)
+            )
             root.wrapped[key] = UNKNOWN if opaque else from_namespace(value)
         return root.wrapped[key]
 
@@ -929,6 +933,8 @@ class Checker:
         key = self.eval(node.slice)
         if not isinstance(base, Val):
             return UNKNOWN
+        if gate.subscript_runs_user_code(base.obj):
+            return UNKNOWN  # CG[int]: the class's __class_getitem__ is user code
         if isinstance(key, Val) and not gate.rule_inputs_allowed([key.obj]):
             return UNKNOWN  # a callable key (loc[f], df[f]) would be called by the library
         for module in RULE_MODULES:
@@ -945,8 +951,8 @@ class Checker:
                 parts.append(None)
                 continue
             value = self.eval(part)
-            if not isinstance(value, Val):
-                return UNKNOWN
+            if not isinstance(value, Val) or gate.index_runs_user_code(value.obj):
+                return UNKNOWN  # a user `__index__` would run when the slice is applied
             parts.append(value.obj)
         return Val(slice(*parts), origin="literal")
 
