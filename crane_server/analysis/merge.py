@@ -43,7 +43,7 @@ def dry_run_finding(dry: DryRun, source: str) -> Finding:
     return Finding(
         code=DRY_RUN_CODE,
         exception=dry.exception or "",
-        message=f"{message} ({SEEN.split(':', 1)[0]})",
+        message=f"{message} (seen in a dry run)",
         line=line,
         column=column,
         end_line=line,

@@ -4,6 +4,6 @@ One entry point, `dry_run_cells` (`dry_run_cell` for one cell); its DryRun is me
 `crane_server.analysis.merge`. The kernel-side half is `crane_server.probe.twin`.
 """
 
-from crane_server.twin.runner import DryRunOptions, dry_run_cell, dry_run_cells, kill_twin
+from crane_server.twin.runner import DryRunOptions, dry_run_cell, dry_run_cells
 
-__all__ = ["DryRunOptions", "dry_run_cell", "dry_run_cells", "kill_twin"]
+__all__ = ["DryRunOptions", "dry_run_cell", "dry_run_cells"]

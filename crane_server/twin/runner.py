@@ -104,13 +104,6 @@ def _pidfd_for(session: KernelSession, started: dict[str, Any]) -> int | None:
         return None
 
 
-async def kill_twin(session: KernelSession, reason: str = "a newer request") -> None:
-    """End the kernel's live twin now, if there is one (a newer edit, a real run)."""
-    twins = _kernels.get(session)
-    if twins is not None and twins.live is not None:
-        twins.live.kill(reason)
-
-
 async def dry_run_cell(
     session: KernelSession, source: str, *, options: DryRunOptions | None = None
 ) -> DryRun:
@@ -140,8 +133,10 @@ async def dry_run_cells(
     for result in results:
         result.execution_count = key[2]
     last = results[-1]
+    # Cached only what the twin itself decided: an unknown from an interruption (a real run,
+    # a busy kernel, a newer request) is not what a second try would see.
     if last.outcome in ("raised", "clean") or (
-        last.outcome == "unknown" and twins.live is None and _stable(last)
+        last.outcome == "unknown" and last.fork_ms and not last.cached and _settled_by_twin(last)
     ):
         if len(twins.cache) >= CACHE_SIZE:
             twins.cache.pop(next(iter(twins.cache)))
@@ -149,10 +144,13 @@ async def dry_run_cells(
     return results
 
 
-def _stable(result: DryRun) -> bool:
-    """An unknown that a second try would repeat (not an interruption by a real run)."""
+_INTERRUPTIONS = ("started", "newer", "busy", "killed")
+
+
+def _settled_by_twin(result: DryRun) -> bool:
+    """An unknown the twin's own run produced (a second try would repeat it)."""
     reason = result.reason or ""
-    return not any(word in reason for word in ("started", "newer", "busy", "killed"))
+    return not any(word in reason for word in _INTERRUPTIONS)
 
 
 async def _run_once(
