@@ -69,8 +69,10 @@ def merge_dry_run(result: CheckResult, dry: DryRun, source: str) -> CheckResult:
         others = [f for f in merged.findings if f.severity != "error"]
         if confirmed:
             kept = confirmed[0]
-            # the message stays the checker's; the evidence says the twin saw it happen
-            kept.evidence.facts = [*kept.evidence.facts, CONFIRMED, *_traceback_facts(dry)[1:]]
+            # The message and evidence stay the checker's, plus one line saying the twin saw it
+            # happen; the traceback stays on the attached DryRun (library frames carry
+            # version-dependent line numbers, and the checker's evidence already explains).
+            kept.evidence.facts = [*kept.evidence.facts, CONFIRMED]
             merged.findings = [kept, *others]
         else:
             if errors:

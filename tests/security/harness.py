@@ -4,7 +4,8 @@ Outside (this process): the marker file must not appear, the sentinel file and d
 not vanish, the listening socket must get no connection. Inside (the kernel, read silently):
 user names, execution count, sys.modules, cwd and AUDIT (an audit hook recording spawns,
 removals, connects, unpickling, bait imports, opens under the sandbox; a wrapped raw_input)
-must not move.
+must not move. The dry run's own fork is counted apart (TWIN_FORKS): after it the payload runs
+for real, sealed, and the outside tripwires are what show nothing escaped.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ STATE = (
     "'count': get_ipython().execution_count,"
     "'modules': sorted(k for k in __import__('sys').modules if not k.startswith('_crane_probe')),"
     "'audit': [list(a) for a in AUDIT],"
+    "'twin_forks': len(TWIN_FORKS),"
     "'cwd': __import__('os').getcwd()"
     "})"
 )
@@ -123,6 +125,10 @@ class Armed:
             self.restore_files()
             self.baseline = state
         return found
+
+    def twin_forks(self) -> int:
+        """How many dry runs forked a twin of the armed kernel so far."""
+        return int(kernel_state(self.kernel)["twin_forks"])
 
     def check(self, cell: str, timeout: float = 30) -> tuple[list[str], float, Any]:
         """Check `cell` through the probe; the effects it had, the seconds it took, the result."""

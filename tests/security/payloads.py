@@ -40,9 +40,16 @@ WATCHED = frozenset(
 )
 BAIT = frozenset("colorsys wave tabnanny mailbox ftplib".split())
 
+TWIN_FORKS = []
+
+def _is_twin_fork(caller):
+    return caller.f_code.co_name == "start_request" and "twin" in caller.f_globals.get("__name__", "")
+
 def _audit(event, args, _log=AUDIT, _watched=WATCHED, _bait=BAIT, _box=SANDBOX):
     try:
-        if event in _watched:
+        if event == "os.fork" and _is_twin_fork(sys._getframe(1)):
+            TWIN_FORKS.append(1)  # the dry run's own fork: the payload then runs sealed
+        elif event in _watched:
             _log.append((event, repr(args)[:200]))
         elif event == "open" and _box in str(args[0]) and not str(args[0]).endswith(".py"):
             _log.append((event, repr(args)[:200]))

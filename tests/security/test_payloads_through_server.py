@@ -134,6 +134,7 @@ def test_the_check_command_on_a_payload_cell_has_no_effect(
         ),
         encoding="utf-8",
     )
+    forks_before = armed.twin_forks()
     command = [sys.executable, "-m", "crane_server", "check", str(notebook)]
     command += ["--connection-file", str(armed.kernel.connection_file), "--cell", "2", "--json"]
     done = subprocess.run(command, capture_output=True, text=True, timeout=120)
@@ -142,3 +143,4 @@ def test_the_check_command_on_a_payload_cell_has_no_effect(
     assert result["cell"] == 2 and not result.get("error"), result
     assert result.get("engine") == "rules", result  # the kernel tier judged it, not static only
     assert armed.effects() == [], payload_id
+    assert armed.twin_forks() == forks_before + 1, "the payload never ran in a sealed twin"

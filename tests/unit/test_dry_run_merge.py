@@ -70,7 +70,10 @@ def test_a_raise_the_checker_predicted_keeps_its_fix_and_says_confirmed() -> Non
     errors = [f for f in merged.findings if f.severity == "error"]
     assert [f.code for f in errors] == ["pandas-missing-column"]
     assert errors[0].fix == "use 'z'" and errors[0].message == "'zz'"
-    assert any(f.startswith("confirmed by a dry run") for f in errors[0].evidence.facts)
+    assert errors[0].evidence.facts[-1].startswith("confirmed by a dry run")
+    # one line of evidence, not the traceback: that stays on the attached DryRun
+    assert not any(" in " in f and ":" in f.split(" in ")[0] for f in errors[0].evidence.facts)
+    assert merged.dry_run is not None and merged.dry_run.traceback
     assert NOTE in merged.findings and merged.crash and merged.engine == "rules+dry-run"
 
 
