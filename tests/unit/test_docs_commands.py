@@ -76,3 +76,18 @@ def test_the_readme_quickstart_output_is_real() -> None:
     )
     assert done.returncode == 1, done.stderr
     assert done.stdout.rstrip("\n").splitlines() == expected
+
+
+def test_every_test_the_promise_list_cites_exists() -> None:
+    page = (ROOT / "docs" / "promises.md").read_text(encoding="utf-8")
+    cited = re.findall(r"`((?:[\w]+/)+test_\w+\.py)((?:::\w+)?)`", page)
+    assert len(cited) >= 15, cited
+    for path, name in cited:
+        source = ROOT / "tests" / path
+        assert source.is_file(), path
+        if name:
+            assert re.search(rf"^(async )?def {name[2:]}\(", source.read_text(), re.M), path + name
+    # the `::name` written after a cited file ("`a.py::x`, control `::y`") names a test there too
+    for path, rest in re.findall(r"`((?:[\w]+/)+test_\w+\.py)::\w+`((?:, [^`|]*`::\w+`)+)", page):
+        for name in re.findall(r"`::(\w+)`", rest):
+            assert re.search(rf"^(async )?def {name}\(", (ROOT / "tests" / path).read_text(), re.M)
