@@ -68,11 +68,13 @@ def merge_dry_run(result: CheckResult, dry: DryRun, source: str) -> CheckResult:
         confirmed = [f for f in errors if _same_crash(f, dry)]
         others = [f for f in merged.findings if f.severity != "error"]
         if confirmed:
-            kept = confirmed[0]
             # The message and evidence stay the checker's, plus one line saying the twin saw it
             # happen; the traceback stays on the attached DryRun (library frames carry
             # version-dependent line numbers, and the checker's evidence already explains).
-            kept.evidence.facts = [*kept.evidence.facts, CONFIRMED]
+            # A copy: the checker's own result may be merged again (cached, republished).
+            facts = [*confirmed[0].evidence.facts, CONFIRMED]
+            evidence = msgspec.structs.replace(confirmed[0].evidence, facts=facts)
+            kept = msgspec.structs.replace(confirmed[0], evidence=evidence)
             merged.findings = [kept, *others]
         else:
             if errors:

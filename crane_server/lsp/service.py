@@ -353,25 +353,6 @@ class CraneService:
         ):
             owner.rules = self._rule_diagnostics(document, verdict)
             self._publish(owner)
-        # Then the cells a user may run next, run for real in a sealed twin of the kernel.
-        if (
-            not verdict.static
-            and self._dry_run_allowed(document)
-            and await refine_in_twins(
-                session,
-                document,
-                verdict,
-                DryRunOptions(wall_s=self.settings.dry_run_budget_s),
-                edited={
-                    c.index
-                    for c in document.checked_cells
-                    if previous is None or c.text not in previous.by_text
-                },
-            )
-            and current(verdict)
-        ):
-            owner.rules = self._rule_diagnostics(document, verdict)
-            self._publish(owner)
         # Then what Run All would reach: crashes of pending cells caused by pending cells above.
         if (
             not verdict.static
@@ -382,6 +363,22 @@ class CraneService:
                 self.settings.check_timeout_s,
                 previous,
                 self.helpers if self.settings.helper_interpreter else None,
+            )
+            and current(verdict)
+        ):
+            owner.rules = self._rule_diagnostics(document, verdict)
+            self._publish(owner)
+        # Then the pending cells, run in order for real in a sealed twin of the kernel: what
+        # the twin saw refines the checker's and the walk's verdicts (its verdict wins).
+        if (
+            not verdict.static
+            and self._dry_run_allowed(document)
+            and await refine_in_twins(
+                session,
+                document,
+                verdict,
+                DryRunOptions(wall_s=self.settings.dry_run_budget_s),
+                per_document_s=self.settings.lookahead_budget_s,
             )
             and current(verdict)
         ):

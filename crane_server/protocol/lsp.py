@@ -139,3 +139,6 @@ class ServerSettings(msgspec.Struct, kw_only=True, rename="camel"):
     # The dry run: a cell runs in a sealed copy-on-write twin of the idle kernel.
     dry_run: DryRunMode = "afterFirstRun"
     dry_run_budget_s: BudgetS = 3.0
+    # One twin runs a notebook's pending cells in order: dry_run_budget_s per cell, at most
+    # this much for the whole pass (the same 10 s as `check --ahead`).
+    lookahead_budget_s: BudgetS = 10.0

@@ -70,13 +70,31 @@ class _Watch:
             self.pidfd = None
 
 
+class _Ran(msgspec.Struct):
+    """A finished run: the cells it was given, its budget, one DryRun per cell it reached."""
+
+    sources: list[str]
+    wall_s: float
+    results: list[DryRun]
+
+    def stopped_within(self, sources: list[str], wall_s: float) -> bool:
+        """Would a run of `sources` stop where this one did (same cells up to its stop)?"""
+        reached = len(self.results)
+        last = self.results[-1]
+        if last.outcome == "clean" or reached > len(sources):
+            return False
+        if last.outcome == "unknown" and wall_s > self.wall_s:
+            return False  # it may have stopped on the budget, and the new one is larger
+        return self.sources[:reached] == sources[:reached]
+
+
 class _KernelTwins:
     """The dry-run state of one kernel: the live twin (at most one) and the cache."""
 
     def __init__(self) -> None:
         self.lock = asyncio.Lock()
         self.live: _Watch | None = None
-        self.cache: dict[tuple[str | None, str, int | None], list[DryRun]] = {}
+        self.cache: dict[tuple[str | None, str, int | None], _Ran] = {}
 
 
 _kernels: weakref.WeakKeyDictionary[KernelSession, _KernelTwins] = weakref.WeakKeyDictionary()
@@ -123,7 +141,7 @@ async def dry_run_cells(
     options = options or DryRunOptions()
     twins = _kernels.setdefault(session, _KernelTwins())
     key = (session.kernel_session, "\x00".join(sources), session.execution_count)
-    cached = twins.cache.get(key)
+    cached = _cached(twins, key, sources, options.wall_s)
     if cached is not None:
         return [msgspec.structs.replace(result, cached=True) for result in cached]
     if twins.live is not None:
@@ -140,8 +158,21 @@ async def dry_run_cells(
     ):
         if len(twins.cache) >= CACHE_SIZE:
             twins.cache.pop(next(iter(twins.cache)))
-        twins.cache[key] = results
+        twins.cache[key] = _Ran(list(sources), options.wall_s, results)
     return results
+
+
+def _cached(
+    twins: _KernelTwins, key: tuple[str | None, str, int | None], sources: list[str], wall_s: float
+) -> list[DryRun] | None:
+    """This very run, or one that stopped on the same cells against the same kernel state."""
+    exact = twins.cache.get(key)
+    if exact is not None:
+        return exact.results
+    for (kernel, _joined, count), ran in twins.cache.items():
+        if (kernel, count) == (key[0], key[2]) and ran.stopped_within(sources, wall_s):
+            return ran.results
+    return None
 
 
 _INTERRUPTIONS = ("started", "newer", "busy", "killed")

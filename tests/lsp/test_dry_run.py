@@ -80,6 +80,54 @@ async def test_opening_a_notebook_starts_no_twin_then_a_run_does(
     assert fingerprint(json_kernel) == before  # the twin changed nothing in the kernel
 
 
+def _errors(client: LanguageClient, uri: str) -> list[types.Diagnostic]:
+    return [
+        d
+        for d in client.diagnostics.get(uri, [])
+        if d.severity == types.DiagnosticSeverity.Error
+    ]
+
+
+async def test_pending_cells_run_in_order_in_one_twin(
+    client: LanguageClient, json_kernel: RunningKernel
+) -> None:
+    recorder: Recorder = client.recorder  # type: ignore[attr-defined]
+    uri = "file:///work/dry-in-order.ipynb"
+    sources = [
+        SETUP,
+        "extra = json.loads('[1, 2]')",  # pending: defines what the next cells read
+        "total = sum(extra) + len(raw)",  # alone (without the cell above) a NameError
+        "extra['x']",  # raises only after the pending cell that makes `extra` a list
+    ]
+    cells = open_notebook(client, uri, [("code", source) for source in sources])
+    before = fingerprint(json_kernel)
+    await attach(client, uri, json_kernel)
+    found = await recorder.wait_for(lambda: has_code(client, cells[3], DRY), timeout=60)
+    assert "TypeError" in found[0].message and "list indices" in found[0].message
+    # the cell run alone would raise NameError; run after its pending cell it is clean
+    assert _errors(client, cells[2]) == [] and _errors(client, cells[1]) == []
+    assert fingerprint(json_kernel) == before
+
+
+async def test_a_crash_after_a_pending_cell_names_the_cells_that_ran_before_it(
+    client: LanguageClient, json_kernel: RunningKernel
+) -> None:
+    recorder: Recorder = client.recorder  # type: ignore[attr-defined]
+    uri = "file:///work/dry-cause.ipynb"
+    sources = [SETUP, "parsed = json.loads(raw.replace(\"'\", '\"'))", "parsed['b']"]
+    cells = open_notebook(client, uri, [("code", source) for source in sources])
+    await attach(client, uri, json_kernel)
+
+    def crash() -> list[types.Diagnostic]:
+        return [d for d in _errors(client, cells[2]) if "dry run" in d.message]
+
+    (error,) = await recorder.wait_for(crash, timeout=60)
+    assert "KeyError" in error.message and error.range.start.line == 0
+    # the cell that ran before it in the twin is named (in the text or as a related location)
+    related = [info.location.uri for info in error.related_information or []]
+    assert "cell 2" in error.message or cells[1] in related, (error.message, related)
+
+
 async def test_dry_run_off_keeps_the_checker_alone(
     client: LanguageClient, json_kernel: RunningKernel
 ) -> None:
