@@ -106,7 +106,7 @@ async def check_ahead(
             results = results_by_cell(joined, walked, checked)
         elapsed_ms = (time.perf_counter() - started) * 1000.0
         if dry_run is not None and ran < len(sources):
-            results.update(await _run_in_twin(session, sources, ran, results, dry_run))
+            results.update(await _run_in_twin(session, sources, ran, results, dry_run, report))
         for index in sorted(results):
             result = results[index]
             result.cell = index + 1
@@ -125,12 +125,16 @@ async def _run_in_twin(
     ran: int,
     walked: dict[int, CheckResult],
     options: DryRunOptions,
+    report: AheadReport,
 ) -> dict[int, CheckResult]:
-    """The pending cells' verdicts the twin settled (clean, or the one that raised)."""
+    """The pending cells' verdicts the twin settled (clean, or the one that raised); where it
+    stopped without a verdict goes on the `report`."""
     settled: dict[int, CheckResult] = {}
     for offset, dry in enumerate(await dry_run_cells(session, sources[ran:], options=options)):
         index = ran + offset
         if dry.outcome not in ("clean", "raised"):
+            report.twin_stopped_at = index + 1
+            report.twin_stop_reason = dry.reason or dry.outcome
             break
         base = walked.get(index) or CheckResult(crash=False)
         merged = merge_dry_run(base, dry, sources[index])
@@ -171,6 +175,13 @@ def render_ahead(report: AheadReport, sources: list[str]) -> str:
         for cause in causes:
             first = sources[cause].strip().split("\n")[0]
             lines.append(f"  because of code cell {cause + 1}: {first[:80]}")
+    if report.twin_stopped_at is not None and (
+        report.stopped_at is None or report.twin_stopped_at <= report.stopped_at
+    ):
+        lines.append(
+            f"the dry run stopped at code cell {report.twin_stopped_at} "
+            f"({report.twin_stop_reason}): from there on, predicted without running"
+        )
     if report.stopped_at is not None:
         lines.append(f"Run All would stop at code cell {report.stopped_at}.")
     elif report.unfollowed is not None:

@@ -38,4 +38,8 @@ class AheadReport(msgspec.Struct, kw_only=True):
     results: list[CheckResult] = msgspec.field(default_factory=list)
     stopped_at: int | None = None  # the code cell (from 1) where Run All would first crash
     unfollowed: int | None = None  # the first code cell the walk could not follow (%%magic)
+    # With the dry run: the code cell (from 1) where the twin running the pending cells in
+    # order stopped without a verdict, and why (the cells below it are the walk's alone).
+    twin_stopped_at: int | None = None
+    twin_stop_reason: str | None = None
     error: str | None = None

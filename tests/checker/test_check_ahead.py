@@ -276,3 +276,28 @@ def test_a_pending_cause_is_named_as_a_cell_that_has_not_run(tmp_path: Path) -> 
         assert "has not run yet (`df = df.drop(columns=['b'])`)" in finding["fix"]
         if not flags:
             assert any(f.startswith("confirmed by a dry run") for f in finding["evidence"]["facts"])
+
+
+def test_a_lookahead_crossing_a_cell_that_writes_a_file_stops_there(
+    tmp_path: Path, kernel: RunningKernel
+) -> None:
+    made_csv = str(tmp_path / "made.csv")
+    cells = [
+        IMPORTS,
+        f"pd.DataFrame({{'a': [1, 2]}}).to_csv({made_csv!r}, index=False)",
+        f"made = pd.read_csv({made_csv!r})",
+        "total = made['b'].sum()",  # the real run: KeyError, on a file the twin may not write
+    ]
+    path = notebook(tmp_path / "writes.ipynb", *cells)
+    done = crane("check", str(path), "--ahead", "--json")
+    report = json.loads(done.stdout)
+    # the twin stops at the write (denied by the seal); nothing below is claimed from it
+    assert report["twin_stopped_at"] == 2, report
+    assert "denies" in report["twin_stop_reason"]
+    assert not any(r.get("dry_run") for r in report["results"] if r["cell"] > 2)
+    assert not (tmp_path / "made.csv").exists()  # nothing was written by the check
+    errors = [(r["cell"], f["code"]) for r in report["results"] for f in r["findings"]]
+    assert all(code != "dry-run-exception" for _cell, code in errors), errors
+    text = crane("check", str(path), "--ahead")
+    assert "the dry run stopped at code cell 2" in text.stdout
+    assert run_for_real(kernel, cells) == (4, "KeyError")  # control: the crash is real
