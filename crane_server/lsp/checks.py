@@ -21,6 +21,7 @@ from crane_server.analysis.engine import (
     refine_in_helper,
     too_long,
 )
+from crane_server.analysis.facts import bound_names
 from crane_server.analysis.lookahead import followable, join_cells, results_by_cell
 from crane_server.documents import Cell, CellDocument
 from crane_server.errors import CraneError, KernelBusy
@@ -53,6 +54,10 @@ class DocumentVerdict:
     # Lookahead Errors of one walk (by the joined source of the pending cells), per cell's
     # place in that walk.
     ahead: dict[str, dict[int, list[Finding]]] = field(default_factory=dict)
+    # The kernel ran code, but no cell of this notebook is known to have run in it (its state
+    # came from elsewhere, or from before the server attached): every cell is judged against
+    # that one live state and no pending cell is walked ahead.
+    live_state_only: bool = False
     # Cells that first import a library: (position among the checked cells, the kernel's
     # hand-off), walked again by a helper interpreter after the first publish.
     handoffs: dict[int, tuple[int, Handoff]] = field(default_factory=dict)
@@ -282,3 +287,20 @@ async def look_ahead(
         )
         changed = True
     return changed
+
+
+async def state_is_not_this_notebooks(
+    session: KernelSession, document: CellDocument, timeout: float
+) -> bool:
+    """The kernel ran code, no cell of this notebook is known to have run in it, and its
+    pending cells rebind names the kernel already holds: the kernel's state was built by these
+    cells elsewhere (a console, before the server attached) or by other code. A notebook
+    whose pending cells build on a state from elsewhere (new names only) is walked ahead."""
+    if not session.execution_count or any(c.executed_unchanged for c in document.checked_cells):
+        return False
+    try:
+        inventory = await asyncio.wait_for(session.inventory(timeout=timeout), timeout + 1)
+    except (CraneError, TimeoutError):
+        return False
+    held = {name for name, kind in inventory.names.items() if kind != "module"}
+    return any(bound_names(cell.text) & held for cell in document.checked_cells)

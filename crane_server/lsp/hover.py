@@ -79,6 +79,12 @@ def dry_run_note(result: CheckResult | None) -> str | None:
     return f"_dry run: unknown ({dry.reason}); the checker's verdict stands_"
 
 
+LIVE_STATE_NOTE = (
+    "_the kernel's state was not built by this notebook's cells (none of them is known to "
+    "have run in it): every cell is judged against the kernel's live state, none ahead_"
+)
+
+
 def markdown(text: str, where: types.Range | None = None) -> types.Hover:
     return types.Hover(
         contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text), range=where

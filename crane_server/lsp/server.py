@@ -14,7 +14,7 @@ from crane_server import __version__
 from crane_server.documents import NOTEBOOK_TYPES
 from crane_server.lsp import commands
 from crane_server.lsp.actions import code_actions
-from crane_server.lsp.hover import dry_run_note, hover_name, markdown, name_at
+from crane_server.lsp.hover import LIVE_STATE_NOTE, dry_run_note, hover_name, markdown, name_at
 from crane_server.lsp.service import CraneService
 from crane_server.lsp.settings import decode_settings
 from crane_server.lsp.sync import notebook_from_workspace, text_from_workspace, unmapped_reason
@@ -155,7 +155,8 @@ def create_server() -> tuple[LanguageServer, CraneService]:
         text = None
         if name is not None:
             text = await hover_name(session, name, timeout=service.settings.check_timeout_s)
-        shown = [part for part in (text, note) if part]
+        state = LIVE_STATE_NOTE if verdict is not None and verdict.live_state_only else None
+        shown = [part for part in (text, note, state) if part]
         return markdown("  \n".join(shown)) if shown else None
 
     @server.feature(

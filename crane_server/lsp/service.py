@@ -33,6 +33,7 @@ from crane_server.lsp.checks import (
     look_ahead,
     oversized,
     refine_in_helpers,
+    state_is_not_this_notebooks,
     touched_by,
 )
 from crane_server.lsp.diagnostics import to_diagnostic
@@ -353,9 +354,16 @@ class CraneService:
         ):
             owner.rules = self._rule_diagnostics(document, verdict)
             self._publish(owner)
-        # Then what Run All would reach: crashes of pending cells caused by pending cells above.
+        # Then what Run All would reach: crashes of pending cells caused by pending cells above
+        # (not when the kernel's state is not this notebook's: one state for every cell).
+        verdict.live_state_only = not verdict.static and await state_is_not_this_notebooks(
+            session, document, self.settings.check_timeout_s
+        )
+        if verdict.live_state_only:
+            log.info("%s: the kernel's state is not this notebook's; judged live only", uri)
         if (
             not verdict.static
+            and not verdict.live_state_only
             and await look_ahead(
                 session,
                 document,

@@ -4,6 +4,7 @@ leaves when the cell above is fixed. Nothing is run."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 
 import pytest
@@ -109,3 +110,57 @@ async def test_one_walk_reaches_a_crash_forty_pending_cells_below(
     # nothing ran: none of the pending cells' names exist in the kernel
     reply = frame_kernel.execute("assert 'shorter' not in globals() and 'long_3' not in globals()")
     assert reply["status"] == "ok"
+
+
+async def _hover_text(client: LanguageClient, cell_uri: str) -> str:
+    hover = await client.text_document_hover_async(
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=cell_uri),
+            position=types.Position(line=0, character=1),
+        )
+    )
+    if hover is None or not isinstance(hover.contents, types.MarkupContent):
+        return ""
+    return hover.contents.value
+
+
+async def test_a_kernel_state_not_built_by_the_notebook_judges_every_cell_live(
+    client: LanguageClient, frame_kernel: RunningKernel
+) -> None:
+    recorder: Recorder = client.recorder  # type: ignore[attr-defined]
+    # The kernel holds `ahead` with columns a, b (run outside this notebook); this notebook's
+    # first cell rebinds it. A walk of cell 1 would make cell 2 a KeyError while the hover
+    # shows the live frame with column 'a': one state for every cell instead.
+    uri = "file:///work/ahead-foreign.ipynb"
+    cells = open_notebook(
+        client,
+        uri,
+        [("code", "ahead = pd.DataFrame({'z': [1]})"), ("code", "ahead['a'].sum()")],
+    )
+    await attach(client, uri, frame_kernel)
+
+    async def noted() -> bool:
+        return "judged against the kernel's live state" in await _hover_text(client, cells[1])
+
+    for _ in range(300):  # the note is set where the walk ahead would have started
+        if await noted():
+            break
+        await asyncio.sleep(0.1)
+    assert await noted()
+    errors = [
+        d
+        for d in client.diagnostics.get(cells[1], [])
+        if d.severity == types.DiagnosticSeverity.Error
+    ]
+    assert errors == [], errors
+    # control: the same walk over a new name (a state built on, not rebuilt) is an Error
+    uri = "file:///work/ahead-built-on.ipynb"
+    cells = open_notebook(
+        client,
+        uri,
+        [("code", "narrow = ahead.drop(columns=['a'])"), ("code", "narrow['a'].sum()")],
+    )
+    await attach(client, uri, frame_kernel)
+    found = await recorder.wait_for(lambda: has_code(client, cells[1], MISSING))
+    assert found[0].severity == types.DiagnosticSeverity.Error
+    assert "judged against the kernel's live state" not in await _hover_text(client, cells[1])
