@@ -214,3 +214,18 @@ def deleted_names(source: str) -> set[str]:
         return cell_facts(source).deletes
     except SyntaxError:
         return set()
+
+
+def names_bound_before_read(sources: list[str]) -> set[str]:
+    """Names these cells, run in order, bind before any of them reads the name: a value they
+    build from scratch, not one they take from the state they start from."""
+    read: set[str] = set()
+    fresh: set[str] = set()
+    for source in sources:
+        try:
+            facts = cell_facts(source)
+        except SyntaxError:
+            continue
+        read |= {use.name for use in facts.reads_before_binding} - fresh
+        fresh |= facts.binds - read
+    return fresh

@@ -140,19 +140,26 @@ def _in_a_function_from_another_cell(
 _ALREADY_RAN = "by a cell that already ran"
 
 
-def name_pending_cause(finding: Finding, cause_source: str) -> Finding:
-    """The finding's words, true of a cause that is a pending cell (walked, never run)."""
+def name_pending_cause(finding: Finding, cause_source: str, label: str | None = None) -> Finding:
+    """The finding's words, true of a cause that is a pending cell (walked, never run), named
+    by `label` ("cell 3") where the caller knows how its user counts cells."""
     first = next((line.strip() for line in cause_source.splitlines() if line.strip()), "")
     if len(first) > 60:
         first = first[:57] + "..."
-    pending = f"by a cell above that has not run yet (`{first}`)"
+    if label:
+        pending = f"by {label}, which has not run yet (`{first}`)"
+    else:
+        pending = f"by a cell above that has not run yet (`{first}`)"
     fix = finding.fix.replace(_ALREADY_RAN, pending) if finding.fix else finding.fix
     message = finding.message.replace(_ALREADY_RAN, pending)
     return msgspec.structs.replace(finding, fix=fix, message=message)
 
 
 def results_by_cell(
-    joined: JoinedCells, sources: dict[int, str], checked: CheckResult
+    joined: JoinedCells,
+    sources: dict[int, str],
+    checked: CheckResult,
+    labels: dict[int, str] | None = None,
 ) -> dict[int, CheckResult]:
     """Each walked cell's CheckResult (cell-relative lines, the causing cell above) from one
     walk of all of them in order. The walk ends at the first predicted crash, as Run All
@@ -176,7 +183,8 @@ def results_by_cell(
             related_cell=cause if cause is not None else finding.related_cell,
         )
         if cause is not None and cause in sources:
-            moved_finding = name_pending_cause(moved_finding, sources[cause])
+            label = labels.get(cause) if labels else None
+            moved_finding = name_pending_cause(moved_finding, sources[cause], label)
         own[index].append(moved_finding)
     results: dict[int, CheckResult] = {}
     for index in joined.indices:

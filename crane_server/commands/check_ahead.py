@@ -103,7 +103,8 @@ async def check_ahead(
         if joined is not None and walked:
             options = CheckOptions(timeout=check_timeout, static_fallback=False)
             checked = await check_cell(session, joined.source, options=options, helpers=helpers)
-            results = results_by_cell(joined, walked, checked)
+            labels = {index: f"code cell {index + 1}" for index in walked}
+            results = results_by_cell(joined, walked, checked, labels)
         elapsed_ms = (time.perf_counter() - started) * 1000.0
         if dry_run is not None and ran < len(sources):
             results.update(await _run_in_twin(session, sources, ran, results, dry_run, report))

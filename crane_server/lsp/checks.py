@@ -21,7 +21,7 @@ from crane_server.analysis.engine import (
     refine_in_helper,
     too_long,
 )
-from crane_server.analysis.facts import bound_names
+from crane_server.analysis.facts import names_bound_before_read
 from crane_server.analysis.lookahead import followable, join_cells, results_by_cell
 from crane_server.documents import Cell, CellDocument
 from crane_server.errors import CraneError, KernelBusy
@@ -256,7 +256,10 @@ async def look_ahead(
     joined = join_cells(walked)
     if joined is None or len(walked) < 2 or session.state != "idle":
         return False
-    errors = known.get(joined.source)
+    # the cause is named as the user counts cells ("cell 3"): part of what a walk is reused for
+    labels = {position: f"cell {cells[position].index + 1}" for position in walked}
+    key = joined.source + "\x00" + ",".join(labels.values())
+    errors = known.get(key)
     if errors is None:
         options = CheckOptions(timeout=timeout, static_fallback=False, helper_timeout=timeout)
         try:
@@ -267,14 +270,14 @@ async def look_ahead(
         except (CraneError, TimeoutError) as exc:
             log.info("lookahead of %s failed: %r", document.uri, exc)
             return False
-        by_cell = results_by_cell(joined, walked, checked)
+        by_cell = results_by_cell(joined, walked, checked, labels)
         # keyed by the cell's place in the walk: the same walk may sit at other indices later
         errors = {
             number: [f for f in by_cell[position].findings if f.severity == "error"]
             for number, position in enumerate(joined.indices)
             if position in by_cell
         }
-    verdict.ahead[joined.source] = errors
+    verdict.ahead[key] = errors
     changed = False
     for number, position in enumerate(joined.indices[1:], start=1):
         result = verdict.results.get(cells[position].index)
@@ -292,15 +295,18 @@ async def look_ahead(
 async def state_is_not_this_notebooks(
     session: KernelSession, document: CellDocument, timeout: float
 ) -> bool:
-    """The kernel ran code, no cell of this notebook is known to have run in it, and its
-    pending cells rebind names the kernel already holds: the kernel's state was built by these
-    cells elsewhere (a console, before the server attached) or by other code. A notebook
-    whose pending cells build on a state from elsewhere (new names only) is walked ahead."""
-    if not session.execution_count or any(c.executed_unchanged for c in document.checked_cells):
+    """No cell of this notebook is known to have run in the kernel, yet its cells build from
+    scratch names the kernel already holds: the kernel's state was built by these cells
+    elsewhere (a console, before the server attached) or by other code. A notebook whose
+    cells build on a state from elsewhere (reading its names first) is walked ahead."""
+    cells = document.checked_cells
+    if any(cell.executed_unchanged for cell in cells):
+        return False
+    rebuilt = names_bound_before_read([cell.text for cell in cells])
+    if not rebuilt:
         return False
     try:
         inventory = await asyncio.wait_for(session.inventory(timeout=timeout), timeout + 1)
     except (CraneError, TimeoutError):
         return False
-    held = {name for name, kind in inventory.names.items() if kind != "module"}
-    return any(bound_names(cell.text) & held for cell in document.checked_cells)
+    return any(inventory.names.get(name) not in (None, "module") for name in rebuilt)

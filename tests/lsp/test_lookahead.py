@@ -82,6 +82,7 @@ async def test_a_column_dropped_above_is_an_error_below_until_fixed(
     assert related[0].message.startswith("cell 1 (not run yet) produced the value: ahead = ")
     assert related[0].location.range.end.character == len("ahead = ahead.drop(columns=['b'])")
     assert "already ran" not in found[0].message
+    assert "by cell 1, which has not run yet (`ahead = ahead.drop" in found[0].message
     assert not has_code(client, cells[2], MISSING)
     change_cell(client, uri, cells[0], 2, "ahead = ahead.drop(columns=['a'])")
     await recorder.wait_for(lambda: not has_code(client, cells[3], MISSING))

@@ -72,3 +72,12 @@ def test_a_crash_in_a_function_from_a_cell_above_belongs_to_the_calling_cell() -
     moved = results[2].findings[0]
     assert (moved.line, moved.end_line, moved.related_cell) == (2, 2, 1)
     assert moved.evidence.facts[-1] == ("it raises in code cell 2, line 2: return frame['c'].sum()")
+
+
+def test_names_built_from_scratch_are_told_from_names_built_on() -> None:
+    from crane_server.analysis.facts import names_bound_before_read
+
+    cells = ["df = pd.read_csv('a.csv')", "ahead = ahead.drop(columns=['b'])", "x = df.a", "df = 1"]
+    assert names_bound_before_read(cells) == {"df", "x"}
+    assert names_bound_before_read(["y = y + 1", "y = 2"]) == set()
+    assert names_bound_before_read(["def (:"]) == set()
