@@ -189,3 +189,21 @@ def test_killing_the_daemon_mid_dry_run_leaves_no_twin(
         time.sleep(0.05)
     assert _twins_of(shared_kernel) == []
     assert shared_kernel.execute("after_kill = 1")["status"] == "ok"
+
+
+async def test_a_kernel_that_only_imported_pyplot_gets_a_twin(runtime_dir: Path) -> None:
+    # The twin switches matplotlib to Agg; a kernel that only imported pyplot (its inline
+    # backend) has not loaded Agg yet, and the probe's import guard must not refuse it.
+    kernel = RunningKernel(runtime_dir)
+    try:
+        assert kernel.execute("import matplotlib.pyplot as plt")["status"] == "ok"
+        probe = "import sys\nassert 'matplotlib.backends.backend_agg' not in sys.modules"
+        assert kernel.execute(probe)["status"] == "ok"  # the case this test is about
+        attached = await KernelSession.attach(kernel.connection_file, timeout=10)
+        try:
+            dry = await dry_run_cell(attached, "plt.plot([1, 2])\nsizes = [1, 2]\nsizes[5]")
+        finally:
+            await attached.close()
+        assert (dry.outcome, dry.exception, dry.line) == ("raised", "IndexError", 3), dry
+    finally:
+        kernel.shutdown()

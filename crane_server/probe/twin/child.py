@@ -337,8 +337,10 @@ def live(request: Dict[str, Any], report_fd: int, parent: int, state: Dict[str, 
         shell = ipython.get_ipython() if ipython is not None else None
         sources = [str(source) for source in request["sources"]]
         _mute_kernel(shell, report_fd)
-        _quiet_matplotlib()
+        # The probe's import guard first: switching matplotlib to Agg may import its backend
+        # (a kernel that only imported pyplot has not loaded it yet).
         _drop_import_guard()
+        _quiet_matplotlib()
         namespace = shell.user_ns if shell is not None else sys.modules["__main__"].__dict__
         sealed = seal.seal(os.getpid(), (1, 2, report_fd))
     except Declined as exc:
