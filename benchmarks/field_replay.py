@@ -72,11 +72,14 @@ from crane_server.twin import DryRunOptions  # noqa: E402
 # `--dry-run`: each cell is also run in a sealed twin before it really runs (what the
 # language server does once a cell of the notebook ran): its false alarms are counted too.
 DRY_RUN: list[DryRunOptions | None] = [None]
-from crane_server.commands.check_ahead import check_ahead  # noqa: E402
+from ahead_eval import WRITES_A_FILE  # noqa: E402
+
+from crane_server.commands.check_ahead import AHEAD_BUDGET_S, check_ahead  # noqa: E402
 from crane_server.documents import Cell, CellDocument  # noqa: E402
 from crane_server.documents.notebook import CellSource, notebook_document  # noqa: E402
 from crane_server.errors import CraneError  # noqa: E402
 from crane_server.kernels.helper import HelperPool  # noqa: E402
+from crane_server.kernels.notebook_run import read_code_cells  # noqa: E402
 from crane_server.kernels.session import KernelSession  # noqa: E402
 from crane_server.lsp.diagnostics import to_diagnostic  # noqa: E402
 from tests.probe.kernel_probe import FINGERPRINT  # noqa: E402
@@ -362,6 +365,11 @@ class NotebookCounts:
     ahead_hits: list[int] = field(default_factory=list)
     ahead_note: str | None = None  # the lookahead did not walk (import cells failed, ...)
     ahead_tool_error: str | None = None
+    # With --dry-run, the lookahead's twin runs the pending cells too: where it stopped, why,
+    # and whether that cell writes a file (by its source; the seal's known limit).
+    ahead_twin_stop: int | None = None
+    ahead_twin_reason: str | None = None
+    ahead_twin_stop_writes: bool = False
     check_ms: list[float] = field(default_factory=list)
     # The same cells run on another fresh kernel without any check: where a cell's outcome
     # differs (ran / raised, or another exception), a check changed the run.
@@ -453,12 +461,20 @@ async def _lookahead(
 ) -> None:
     """Every code cell's lookahead prediction before anything runs (the `check --ahead` path)."""
     try:
-        report = await asyncio.wait_for(check_ahead(replay, helpers=helpers), AHEAD_TIMEOUT)
+        twin = DryRunOptions(wall_s=AHEAD_BUDGET_S) if DRY_RUN[0] is not None else None
+        report = await asyncio.wait_for(
+            check_ahead(replay, helpers=helpers, dry_run=twin), AHEAD_TIMEOUT
+        )
     except (CraneError, asyncio.TimeoutError, OSError) as exc:
         counts.ahead_tool_error = f"{type(exc).__name__}: {exc}"
         return
     counts.ahead_ran = report.ran
     counts.ahead_judged = len(report.results)
+    if report.twin_stopped_at is not None:
+        counts.ahead_twin_stop = report.twin_stopped_at
+        counts.ahead_twin_reason = report.twin_stop_reason
+        stopping = read_code_cells(replay)[report.twin_stopped_at - 1]
+        counts.ahead_twin_stop_writes = bool(WRITES_A_FILE.search(stopping))
     if report.error:
         counts.ahead_note = report.error
     for result in report.results:
@@ -677,6 +693,8 @@ def summary(results: list[NotebookCounts]) -> dict[str, Any]:
         "tool_errors": sum(len(r.tool_errors) + bool(r.ahead_tool_error) for r in results),
         "ahead_judged": sum(r.ahead_judged for r in results),
         "ahead_errors": sum(len(r.ahead_errors) for r in results),
+        "ahead_twin_stops": sum(1 for r in results if r.ahead_twin_stop is not None),
+        "ahead_twin_stops_on_a_file_write": sum(1 for r in results if r.ahead_twin_stop_writes),
         "ahead_false": sum(len(r.ahead_false) for r in results),
         "ahead_hits": sum(len(r.ahead_hits) for r in results),
         "kernel_changes": sum(len(r.kernel_changes) for r in results),
