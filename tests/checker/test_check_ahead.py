@@ -273,7 +273,10 @@ def test_a_pending_cause_is_named_as_a_cell_that_has_not_run(tmp_path: Path) -> 
         (finding,) = report["results"][-1]["findings"]
         assert finding["related_cell"] == 2  # the drop, a pending cell
         assert "already ran" not in finding["fix"]
-        assert "by code cell 3, which has not run yet (`df = df.drop(columns=['b'])`)" in finding["fix"]
+        assert (
+            "by code cell 3, which has not run yet (`df = df.drop(columns=['b'])`)"
+            in finding["fix"]
+        )
         if not flags:
             assert any(f.startswith("confirmed by a dry run") for f in finding["evidence"]["facts"])
 

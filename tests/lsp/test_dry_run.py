@@ -82,9 +82,7 @@ async def test_opening_a_notebook_starts_no_twin_then_a_run_does(
 
 def _errors(client: LanguageClient, uri: str) -> list[types.Diagnostic]:
     return [
-        d
-        for d in client.diagnostics.get(uri, [])
-        if d.severity == types.DiagnosticSeverity.Error
+        d for d in client.diagnostics.get(uri, []) if d.severity == types.DiagnosticSeverity.Error
     ]
 
 
