@@ -29,7 +29,7 @@ import types
 from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 from .cost import regex_too_costly
-from .values import LIBRARY_ROOTS, is_library_type, loaded
+from .values import LIBRARY_ROOTS, holds_user_extension, is_library_type, loaded
 
 # A call or operator may build at most this many elements (about 8 MB of float64).
 MAX_RESULT_ELEMENTS = 1_000_000
@@ -201,6 +201,13 @@ def subclass_hooks_run_user_code(obj: Any) -> bool:
     return False
 
 
+def runs_user_code_inside(obj: Any) -> bool:
+    """Would library code handed `obj` run the user's: lookup hooks, subclass hooks, arrays?"""
+    return (
+        lookup_runs_user_code(obj) or subclass_hooks_run_user_code(obj) or holds_user_extension(obj)
+    )
+
+
 def subscript_runs_user_code(obj: Any) -> bool:
     """Would `obj[key]` on a class run user code (`__class_getitem__`, a metaclass's
     `__getitem__`)? Builtin and library classes (`list[int]`, `np.ndarray[...]`) do not."""
@@ -357,7 +364,7 @@ def _rule_input(obj: Any, depth: int, budget: List[int]) -> bool:
         return True
     if tp is slice:  # its bounds are taken with `__index__`: user code for a user object
         return not any(index_runs_user_code(part) for part in (obj.start, obj.stop, obj.step))
-    if lookup_runs_user_code(obj) or subclass_hooks_run_user_code(obj):
+    if runs_user_code_inside(obj):
         return False
     if tp in (list, tuple, set, frozenset, dict):
         if depth >= MAX_DEPTH or len(obj) > budget[0]:
@@ -438,7 +445,7 @@ def _data_only(obj: Any, depth: int, budget: List[int]) -> bool:
         return True
     if tp is slice:  # its bounds are taken with `__index__`: user code for a user object
         return not any(index_runs_user_code(part) for part in (obj.start, obj.stop, obj.step))
-    if lookup_runs_user_code(obj) or subclass_hooks_run_user_code(obj):
+    if runs_user_code_inside(obj):
         return False
     if callable(obj) and not _is_data_object(obj):
         return is_safe_callable(obj)

@@ -13,7 +13,17 @@ import re
 import types
 from typing import Any, Dict, List, Optional, Tuple
 
-from .values import SAMPLE_ROWS, UNKNOWN, Opaque, Val, is_library_type, is_plain_data, loaded
+from .values import (
+    SAMPLE_ROWS,
+    UNKNOWN,
+    Opaque,
+    Val,
+    holds_user_extension,
+    is_library_type,
+    is_plain_data,
+    loaded,
+    type_root,
+)
 
 # A copied sample holds at most this many elements (a few MB, well under a millisecond).
 MAX_SAMPLE_ELEMENTS = 1_000_000
@@ -158,6 +168,8 @@ def _ndarray(np: Any, obj: Any) -> Any:
 
 def _pandas(pd: Any, obj: Any) -> Any:
     """An attrs-free deep copy of the head rows, built from the block manager."""
+    if holds_user_extension(obj):
+        return None  # copying or slicing it calls the user's array methods
     try:
         manager = obj._mgr
         rows = int(manager.shape[-1]) if type(obj) is pd.DataFrame else len(manager)
@@ -324,7 +336,8 @@ def _library_value(np: Any, value: Any, depth: int, budget: _Budget) -> bool:
     enough to copy within the budget."""
     if depth > 10:  # a Pipeline > ColumnTransformer > (name, part, columns) > part state
         return False
-    if type(value) in PLAIN_SCALARS or isinstance(value, (types.FunctionType, type)):
+    # issubclass on the exact type: isinstance would read a user `__class__`
+    if type(value) in PLAIN_SCALARS or issubclass(type(value), (types.FunctionType, type)):
         return type(value) in PLAIN_SCALARS or _library_callable(value)
     if type(value) in (list, tuple, set, frozenset):
         return budget.spend(len(value) // 10, 0) and all(
@@ -339,9 +352,37 @@ def _library_value(np: Any, value: Any, depth: int, budget: _Budget) -> bool:
         if not budget.spend(0, int(value.nbytes)):
             return False
         return not value.dtype.hasobject or _plain_objects(np, value)
-    if not is_library_type(type(value)) or not budget.spend(1, 0):
+    if not is_library_type(type(value)) or not budget.spend(1, 0) or holds_user_extension(value):
         return False
-    return all(_library_value(np, v, depth + 1, budget) for v in _instance(value).values())
+    held = _held_items(value)
+    if held is None or not budget.spend(len(held) // 10, 0):
+        return False
+    parts = held + list(_instance(value).values())
+    return all(_library_value(np, v, depth + 1, budget) for v in parts)
+
+
+# Roots of generic holders: what such an object holds is not in its `__dict__`, and a deep
+# copy copies it (a user object's `__deepcopy__`, `__reduce_ex__`...).
+_HOLDER_ROOTS = frozenset({"builtins", "collections", "functools", "itertools", "operator"})
+
+
+def _held_items(value: Any) -> Optional[List[Any]]:
+    """What a library object holds outside its `__dict__` (a dict or list subclass's items,
+    a defaultdict's factory); None for a generic holder that cannot be seen into (a slice,
+    a partial, an itemgetter, an iterator)."""
+    import collections
+
+    tp = type(value)
+    if issubclass(tp, dict):
+        if not all(type(key) in PLAIN_SCALARS for key in dict.keys(value)):
+            return None
+        factory = [value.default_factory] if issubclass(tp, collections.defaultdict) else []
+        return list(dict.values(value)) + factory
+    if issubclass(tp, (list, tuple, set, frozenset, collections.deque)):
+        return list(value)
+    if tp in (range, bytearray) or type_root(tp) not in _HOLDER_ROOTS:
+        return []  # a library class: its state is in its __dict__ or in compiled code
+    return None
 
 
 def _library_callable(value: Any) -> bool:

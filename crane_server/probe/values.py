@@ -12,7 +12,10 @@ handed to an evaluated call.
 from __future__ import annotations
 
 import sys
+import weakref
 from typing import Any, Dict, List, Optional, Tuple
+
+from .imports import is_standard_library
 
 # Libraries whose objects may be inspected and whose pure operations may be evaluated.
 LIBRARY_ROOTS = frozenset(
@@ -342,6 +345,79 @@ def holds_user_objects(obj: Any) -> bool:
         if not is_library_object(item):
             return True
     return False
+
+
+# How deep the search for a user ExtensionArray goes (a frame > its index > a categorical's
+# categories > their array); deeper than this counts as user code.
+MAX_EXTENSION_DEPTH = 8
+MAX_EXTENSION_ITEMS = 64
+_MODULE_OF = vars(type)["__module__"]  # a class's module, read without its metaclass
+# id(type) -> (a weak reference to it, its kind): no type is kept alive, and no metaclass
+# `__hash__` or `__eq__` is called
+_PANDAS_KINDS: Dict[int, Tuple[Any, str]] = {}
+
+
+def holds_user_extension(obj: Any) -> bool:
+    """Is a pandas object backed by an ExtensionArray that no library defines?
+
+    Every pandas operation or summary of it calls that array's `copy`, `__getitem__`, `isna`,
+    `take`, `dtype`...: user code. Read through pandas' own slots and instance dicts only.
+    """
+    pd = loaded("pandas")
+    return pd is not None and _user_extension(pd, obj, 0)
+
+
+def _user_extension(pd: Any, obj: Any, depth: int) -> bool:
+    if depth > MAX_EXTENSION_DEPTH:
+        return True
+    tp = type(obj)
+    if tp is list or tp is tuple:
+        return any(_user_extension(pd, item, depth + 1) for item in obj[:MAX_EXTENSION_ITEMS])
+    kind = _pandas_kind_of(tp)
+    if kind != "pandas":
+        return kind == "user"
+    state = as_dict(obj)
+    if tp is pd.DataFrame or tp is pd.Series:
+        manager = state.get("_mgr")
+        if manager is None or _pandas_kind_of(type(manager)) == "user":
+            return manager is not None
+        parts = [block.values for block in manager.blocks] + list(manager.axes)
+    elif tp is pd.MultiIndex:
+        parts = list(state.get("_levels") or ())
+    elif issubclass(tp, pd.Index):
+        parts = [state.get("_data")]
+    elif tp is pd.Categorical:
+        parts = [as_dict(obj._dtype).get("_categories")]
+    elif issubclass(tp, pd.api.extensions.ExtensionArray):
+        parts = [state.get("_left"), state.get("_right")]  # an IntervalArray's bounds
+    else:  # a groupby, a window, an accessor...: the frames, keys and groupings it holds
+        parts = list(state.values())[:MAX_EXTENSION_ITEMS]
+    return any(_user_extension(pd, part, depth + 1) for part in parts)
+
+
+def _pandas_kind_of(tp: type) -> str:
+    """ "other" (no pandas class in its MRO), "pandas" (pandas' own), or "user" (a pandas
+    class extended by a class neither a library nor the standard library defines)."""
+    known = _PANDAS_KINDS.get(id(tp))
+    if known is not None and known[0]() is tp:
+        return str(known[1])
+    mro = type.__getattribute__(tp, "__mro__")
+    roots = [_module_root(klass) for klass in mro]
+    if "pandas" not in roots:
+        kind = "other"
+    elif any(root not in LIBRARY_ROOTS and not is_standard_library(root) for root in roots):
+        kind = "user"
+    else:
+        kind = "pandas"
+    if len(_PANDAS_KINDS) > 4096:
+        _PANDAS_KINDS.clear()
+    _PANDAS_KINDS[id(tp)] = (weakref.ref(tp), kind)
+    return kind
+
+
+def _module_root(klass: type) -> str:
+    module = _MODULE_OF.__get__(klass)
+    return module.split(".", 1)[0] if isinstance(module, str) else "?"
 
 
 def shape_of(obj: Any) -> Optional[Tuple[int, ...]]:

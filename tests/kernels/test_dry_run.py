@@ -207,3 +207,30 @@ async def test_a_kernel_that_only_imported_pyplot_gets_a_twin(runtime_dir: Path)
         assert (dry.outcome, dry.exception, dry.line) == ("raised", "IndexError", 3), dry
     finally:
         kernel.shutdown()
+
+
+async def test_a_first_scikit_learn_import_in_the_twin_is_vouched_for(runtime_dir: Path) -> None:
+    # joblib's import-time semaphore probe would be a denied write under /dev/shm: the twin
+    # runs joblib serial, so a cell that first imports scikit-learn gets a real verdict.
+    kernel = RunningKernel(runtime_dir)
+    try:
+        setup = "import sys\nimport numpy as np\nassert 'joblib' not in sys.modules"
+        assert kernel.execute(setup)["status"] == "ok"  # the case this test is about
+        source = (
+            "from sklearn.linear_model import LinearRegression\n"
+            "model = LinearRegression().fit(np.arange(4.0).reshape(-1, 1), np.arange(4.0))\n"
+            "model.predict(np.arange(6.0).reshape(-1, 2))"
+        )
+        attached = await KernelSession.attach(kernel.connection_file, timeout=10)
+        try:
+            dry = await dry_run_cell(attached, source, options=DryRunOptions(wall_s=10.0))
+        finally:
+            await attached.close()
+        assert (dry.outcome, dry.exception, dry.line) == ("raised", "ValueError", 3), dry
+        # and the kernel itself never imported scikit-learn or joblib
+        after = kernel.execute(
+            "assert 'joblib' not in sys.modules and 'sklearn' not in sys.modules"
+        )
+        assert after["status"] == "ok"
+    finally:
+        kernel.shutdown()

@@ -408,11 +408,7 @@ class Checker:
         key = id(value)
         if key not in root.wrapped:
             # type(), never isinstance: isinstance reads a user object's `__class__`
-            opaque = (
-                type(value) is Opaque
-                or gate.lookup_runs_user_code(value)
-                or gate.subclass_hooks_run_user_code(value)
-            )
+            opaque = type(value) is Opaque or gate.runs_user_code_inside(value)
             root.wrapped[key] = UNKNOWN if opaque else from_namespace(value)
         return root.wrapped[key]
 

@@ -638,7 +638,7 @@ def on_subscript(chk: Any, node: ast.Subscript, base: Val, key: Any) -> Any:
         is_plain_data(key.obj) or is_library_object(key.obj)
     ):
         try:
-            return Result(Val(obj[key.obj], fake=base.fake))
+            item = obj[key.obj]
         except (KeyError, IndexError, TypeError) as exc:
             if base.fake:
                 return Result(UNKNOWN)
@@ -665,6 +665,8 @@ def on_subscript(chk: Any, node: ast.Subscript, base: Val, key: Any) -> Any:
                 replace_node=node.slice if closest else None,
                 replace_text=repr(closest) if closest else None,
             )
+        # an item of the user's own container is the user's object: shadowed like a name
+        return Result(chk.wrap(item) if base.live else Val(item, fake=base.fake))
     if (
         is_library_object(obj)
         and (is_plain_data(key.obj) or is_library_object(key.obj))

@@ -273,12 +273,18 @@ def library_scalar(value: Any, limit: int) -> Any:
         return json_number(item) if type(item) is not str else truncate(item, limit)
     if type(item) is bytes:
         return truncate(bytes.__repr__(item), limit)
-    if is_library_class(type(item)):
+    if is_library_class(type(item)) and not _container(type(item)):
         try:
             return truncate(str(item), limit)
         except Exception:
             return MISSING
     return MISSING
+
+
+def _container(cls: type) -> bool:
+    """A class with a length (a frame, an array): its text is a repr of its elements."""
+    _raw, owner = static_lookup(cls, "__len__")
+    return owner is not None
 
 
 def safe_label(value: Any, limit: int) -> str:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import sys
 from typing import Any, Dict, List, Optional
 
+from ..values import holds_user_extension
 from .base import (
     MISSING,
     SummaryOptions,
@@ -95,6 +96,10 @@ def without_attrs(obj: Any) -> Any:
 
 def summarise_pandas(obj: Any, kind: str, out: Dict[str, Any], opts: SummaryOptions) -> None:
     out["kind"] = kind
+    if holds_user_extension(obj):
+        # every read (length, dtype, a value) would call the user's array methods
+        out["details"] = {"user_extension_array": True}
+        return
     obj = without_attrs(obj)
     if obj is None:
         return  # attrs that cannot be left out: nothing more is read

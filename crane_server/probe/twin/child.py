@@ -223,6 +223,13 @@ def _quiet_matplotlib() -> None:
         pyplot.switch_backend("agg")
 
 
+def _serial_joblib() -> None:
+    """A first import of joblib (scikit-learn's) in the twin runs serial: its import-time
+    probe for named semaphores would otherwise create one under /dev/shm, a denied write."""
+    if "joblib" not in sys.modules:
+        os.environ["JOBLIB_MULTIPROCESSING"] = "0"
+
+
 def _drop_import_guard() -> None:
     from .. import imports
 
@@ -341,6 +348,7 @@ def live(request: Dict[str, Any], report_fd: int, parent: int, state: Dict[str, 
         # (a kernel that only imported pyplot has not loaded it yet).
         _drop_import_guard()
         _quiet_matplotlib()
+        _serial_joblib()
         namespace = shell.user_ns if shell is not None else sys.modules["__main__"].__dict__
         sealed = seal.seal(os.getpid(), (1, 2, report_fd))
     except Declined as exc:

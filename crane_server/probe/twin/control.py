@@ -5,9 +5,16 @@ Each function is a probe op (silent request on the kernel's main thread while it
 runs on its own, at the lowest priority, and its report waits in a pipe until
 `collect_request` reads it. At most one twin lives per kernel: a new start, a kill or the
 daemon's notice of a real run ends the previous one.
+
+Each twin has a reaper in the kernel (a bare thread, not one of `threading`'s): it waits on
+the twin's pidfd, reaps it the moment it exits and keeps its report, and kills it past its
+deadline, so a twin whose daemon died (SIGKILL, a crash) neither outlives its budget, even
+with SIGALRM caught by the cell, nor stays behind as a zombie for the user's `os.wait()`.
 """
 
+import _thread
 import os
+import select
 import signal
 import sys
 import threading
@@ -42,6 +49,13 @@ class _Twin:
         self.started = time.monotonic()
         self.deadline = self.started + wall_s
         self.status: Optional[int] = None  # the wait status once reaped
+        # With a reaper: it alone reaps the twin and reads and closes `fd`; `lock` keeps a
+        # kill from reaching a pid it has just reaped (and the system may have reused).
+        self.reaper = False
+        self.lock = threading.Lock()
+        self.ended = threading.Event()
+        self.report = b""
+        self.overran = False  # killed by the reaper past its deadline
 
 
 _twins: Dict[int, _Twin] = {}
@@ -133,7 +147,9 @@ def start_request(payload: Dict[str, Any]) -> Dict[str, Any]:
     pause_ms = (time.perf_counter() - before) * 1000.0
     os.close(write_fd)
     os.set_blocking(read_fd, False)
-    _twins[pid] = _Twin(pid, read_fd, wall_s)
+    twin = _Twin(pid, read_fd, wall_s)
+    _twins[pid] = twin
+    _start_reaper(twin)
     started_count[0] += 1
     reply: Dict[str, Any] = {"pid": pid, "fork_ms": pause_ms}
     reply.update(_identity())
@@ -170,6 +186,8 @@ def _reap(twin: _Twin, *, block: bool) -> bool:
 
 def _forget(twin: _Twin) -> None:
     _twins.pop(twin.pid, None)
+    if twin.reaper:
+        return  # the reaper closes the report pipe, once
     try:
         os.close(twin.fd)
     except OSError:
@@ -195,6 +213,8 @@ def _outcome(twin: _Twin, data: bytes) -> Dict[str, Any]:
     if status >= 0 and os.WIFSIGNALED(status) and last_clean:
         number = os.WTERMSIG(status)
         reason = _DEATHS.get(number, "the twin ended on signal %d" % number)
+        if twin.overran:
+            reason = _DEATHS[signal.SIGALRM]  # killed by its reaper: the alarm did not end it
         cells.append({"cell": len(cells), "outcome": "unknown", "reason": reason, "signal": number})
     elif not cells:
         code = os.WEXITSTATUS(status) if status >= 0 and os.WIFEXITED(status) else None
@@ -217,31 +237,97 @@ def collect_request(payload: Dict[str, Any]) -> Dict[str, Any]:
     twin = _twins.get(int(payload.get("pid") or -1))
     if twin is None:
         return {"state": "gone"}
-    if not _reap(twin, block=False):
+    if not _ended(twin):
         if time.monotonic() < twin.deadline + GRACE_S:
             return {"state": "running", "elapsed_ms": (time.monotonic() - twin.started) * 1000.0}
         _kill(twin)
-    data = _read_report(twin)
+    data = twin.report if twin.reaper else _read_report(twin)
     _forget(twin)
     return _outcome(twin, data)
 
 
+def _ended(twin: _Twin) -> bool:
+    """Has the twin exited and been reaped (and its report kept, with a reaper)?"""
+    return twin.ended.is_set() if twin.reaper else _reap(twin, block=False)
+
+
 def _kill(twin: _Twin) -> None:
+    """SIGKILL the twin and wait until it is reaped."""
+    if not twin.reaper:
+        _signal(twin)
+        _reap(twin, block=True)
+        return
+    with twin.lock:
+        if twin.status is None:
+            _signal(twin)
+    twin.ended.wait(5.0)
+
+
+def _signal(twin: _Twin) -> None:
+    """SIGKILL a twin not reaped yet (its pid is still its own)."""
     try:
         os.kill(twin.pid, signal.SIGKILL)
     except ProcessLookupError:
         pass
-    _reap(twin, block=True)
 
 
 def _kill_all() -> int:
     killed = 0
     for twin in list(_twins.values()):
-        if not _reap(twin, block=False):
+        if not _ended(twin):
             _kill(twin)
             killed += 1
         _forget(twin)
     return killed
+
+
+def _start_reaper(twin: _Twin) -> None:
+    """Reap the twin on a thread of its own (without one, collect and kill reap it)."""
+    try:
+        _thread.start_new_thread(_reap_when_done, (twin,))
+    except RuntimeError:
+        return  # no thread to be had: the requests reap it, as they always could
+    twin.reaper = True
+
+
+def _reap_when_done(twin: _Twin) -> None:
+    """The reaper: wait for the twin's exit (killing it past its deadline), keep its report."""
+    try:
+        _wait_for_exit(twin)
+        with twin.lock:
+            if not _reap(twin, block=False):
+                _signal(twin)  # past its deadline and grace: the budget did not end it
+                twin.overran = True
+                _reap(twin, block=True)
+        twin.report = _read_report(twin)
+        os.close(twin.fd)
+    except Exception:
+        pass
+    finally:
+        twin.ended.set()
+
+
+def _wait_for_exit(twin: _Twin) -> None:
+    """Return when the twin has exited or its deadline and grace have passed."""
+    try:
+        pidfd: Optional[int] = os.pidfd_open(twin.pid)
+    except (AttributeError, OSError):
+        pidfd = None  # an old kernel or Python: poll
+    try:
+        while True:
+            with twin.lock:
+                if _reap(twin, block=False):
+                    return
+            left = twin.deadline + GRACE_S - time.monotonic()
+            if left <= 0:
+                return
+            if pidfd is not None:
+                select.select([pidfd], [], [], left)
+            else:
+                time.sleep(min(left, 0.05))
+    finally:
+        if pidfd is not None:
+            os.close(pidfd)
 
 
 def kill_request(payload: Dict[str, Any]) -> Dict[str, Any]:
