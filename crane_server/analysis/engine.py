@@ -137,8 +137,8 @@ async def probe_cell(
     except KernelBusy:
         if not options.static_fallback:
             raise
-        inventory: NameInventory = await session.inventory(timeout=options.timeout)
-        result = check_cell_static(source, inventory, last_snapshot, session.pending_code)
+        inventory, running = await names_while_busy(session, options.timeout)
+        result = check_cell_static(source, inventory, last_snapshot, running)
         result.engine = "static"
         result.partial = True  # the kernel was busy: its live objects were not inspected
         result.timings["total_ms"] = (time.perf_counter() - started) * 1000.0
@@ -162,6 +162,17 @@ async def probe_cell(
         budget_spent=reply.get("budget_spent") is True,
     )
     return result, _handoff(reply.get("handoff"))
+
+
+async def names_while_busy(
+    session: KernelSession, timeout: float
+) -> tuple[NameInventory, list[str] | None]:
+    """The names a static check judges against while a cell runs, and the running cells'
+    code; no names and None (names not judged) when no listing stands for the busy kernel."""
+    try:
+        return await session.inventory(timeout=timeout), session.pending_code
+    except KernelBusy:
+        return NameInventory(), None
 
 
 def _handoff(raw: object) -> Handoff | None:

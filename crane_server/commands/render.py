@@ -5,8 +5,8 @@ from __future__ import annotations
 from crane_server.protocol import CheckResult, Finding
 
 BUSY_NOTE = (
-    "kernel busy: static check only (syntax and names; live objects not inspected, "
-    "so a crash may still happen)"
+    "kernel busy: static check only (syntax, and names when they were listed before the "
+    "running cell started; live objects not inspected, so a crash may still happen)"
 )
 
 

@@ -28,6 +28,7 @@ class ActivityTracker:
     def __init__(self, emit: Callable[[KernelEvent], None]) -> None:
         self.state = "unknown"
         self.execution_count: int | None = None  # of the last user execution seen
+        self.finished_runs = 0  # user executions seen to end (idle), ever
         self._emit = emit
         self._own: dict[str, None] = {}  # crane's silent requests (bounded, oldest dropped)
         self._active: set[str] = set()  # user execute_requests seen busy, not yet idle
@@ -105,6 +106,8 @@ class ActivityTracker:
         if state == "busy":
             self._emit(ExecutionRequested(msg_id=parent_id))
         if state == "idle":
+            if parent_id in self._active:
+                self.finished_runs += 1
             self._active.discard(parent_id)
             started = self._inputs.pop(parent_id, None)
             if started is not None:

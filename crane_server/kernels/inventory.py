@@ -1,10 +1,9 @@
-"""Which names the user defined: parse `inspectVariables` replies and the silent names expression.
+"""Which names the user defined: the silent names expression and its reply.
 
-`inspectVariables` (control channel, no debugger start, also while busy) groups functions and
-classes under "function variables" / "class variables", which cannot be expanded without a
-started debugger, and it computes a repr of every value (user `__repr__` runs). The silent
-names expression (shell, idle only) lists every name with its bare type name and calls no
-user code. The session prefers the expression when the kernel is idle.
+The expression (shell, idle only) lists every name with its bare type name, read with
+`type`'s own descriptor so that no metaclass `__name__` runs: it calls no user code. The
+debugger's `inspectVariables` answers on control while busy but computes a repr of every
+value (the user's `__repr__` runs): it is not used.
 """
 
 from __future__ import annotations
@@ -26,15 +25,17 @@ _IPYTHON_NAMES = frozenset(
     }
 )  # fmt: skip
 _IPYTHON_PATTERN = re.compile(r"^_i+\d*$|^_\d+$")
-_DEBUGGER_GROUPS = frozenset({"special variables", "function variables", "class variables"})
 
 NAMES_EXPRESSION_KEY = "crane_names"
 # Evaluated by IPython in the user namespace as a user_expression: no statement, no assignment.
-# Names IPython put there itself (user_ns_hidden, same object) are left out.
+# Names IPython put there itself (user_ns_hidden, same object) are left out. Builtins come
+# from the `builtins` module, so a user's `type = "A"` does not break the listing.
 NAMES_EXPRESSION = (
-    "(lambda ip: __import__('json').dumps({k: type(v).__name__ for k, v in ip.user_ns.items() "
+    "(lambda b: (lambda ip, tp, name: b.__import__('json').dumps("
+    "{k: name(tp(v)) for k, v in ip.user_ns.items() "
     "if not (k in ip.user_ns_hidden and ip.user_ns_hidden[k] is v)}))"
-    "(__import__('IPython').get_ipython())"
+    "(b.__import__('IPython').get_ipython(), b.type, b.vars(b.type)['__name__'].__get__))"
+    "(__import__('builtins'))"
 )
 
 
@@ -72,19 +73,3 @@ def parse_names_reply(content: dict[str, Any]) -> NameInventory:
         names={str(k): str(v) for k, v in names.items() if is_user_name(str(k))},
         source="probe",
     )
-
-
-def parse_inspect_variables(content: dict[str, Any]) -> NameInventory:
-    """NameInventory from a `debug_reply` to `inspectVariables` (functions/classes absent)."""
-    if not content or not content.get("success"):
-        message = content.get("message", "no debugger") if content else "no debugger"
-        raise ProbeError(f"inspectVariables failed: {message}")
-    variables = (content.get("body") or {}).get("variables") or []
-    names: dict[str, str] = {}
-    for variable in variables:
-        if not isinstance(variable, dict):
-            continue
-        name = str(variable.get("name", ""))
-        if name and name not in _DEBUGGER_GROUPS and is_user_name(name):
-            names[name] = str(variable.get("type", ""))
-    return NameInventory(names=names, source="inspectVariables")

@@ -16,7 +16,6 @@ from crane_server.errors import (
     KernelError,
     KernelNotFound,
     KernelTimeout,
-    ProbeError,
 )
 from crane_server.errors import (
     KernelDied as KernelDiedError,
@@ -109,6 +108,7 @@ class KernelSession:
         self._iopub_ready = asyncio.Event()
         self._probe_installed: str | None = None  # kernel_session the probe was installed in
         self._last_listing: NameInventory | None = None  # last complete (idle) inventory
+        self._listing_runs = -1  # `finished_runs` when that listing was asked for
         self._heartbeat: asyncio.Task[None] | None = None
         self._background: set[asyncio.Task[Any]] = set()
         self._died = False
@@ -353,38 +353,34 @@ class KernelSession:
         return result
 
     async def inventory(self, *, timeout: float = 2.0) -> NameInventory:
-        """The user's names: silent shell listing when idle, else control `inspectVariables`.
+        """The user's names, from the silent listing on the shell (it calls no user code).
 
-        While busy, functions and classes (which inspectVariables omits) come from the last
-        idle listing; a kernel attached while busy has no such listing yet.
+        While a cell runs the shell cannot answer: the last listing stands in when no user
+        cell ended since it was asked for (the running cells' own names are `pending_code`),
+        else the names are unavailable (KernelBusy). The debugger's `inspectVariables` would
+        answer on control, but it computes a repr of every value: the user's `__repr__`.
         """
         if self.state == "idle":
             try:
-                content = await self._silent_execute(inv.names_request_content(), timeout)
-                self._last_listing = inv.parse_names_reply(content)
-                return self._last_listing
-            except (KernelBusy, ProbeError) as exc:
-                log.debug("names listing failed, using inspectVariables: %s", exc)
-        debug = {"type": "request", "seq": 1, "command": "inspectVariables", "arguments": {}}
-        try:
-            content = await self.request("control", "debug_request", debug, timeout=timeout)
-        except KernelTimeout as exc:
-            if self.state == "dead":
-                raise
-            raise KernelBusy(
-                "the kernel is busy and has no debugger that answers: its names are unavailable"
-            ) from exc
-        try:
-            busy_view = inv.parse_inspect_variables(content)
-        except ProbeError as exc:
-            raise KernelBusy(
-                f"the kernel is busy and its debugger cannot list names: {exc}"
-            ) from exc
-        if self._last_listing is not None:
-            # inspectVariables omits functions and classes: keep those of the last full listing.
-            merged = {**self._last_listing.names, **busy_view.names}
-            busy_view = NameInventory(names=merged, source=busy_view.source)
-        return busy_view
+                return await self._list_names(timeout)
+            except KernelBusy as exc:
+                log.debug("names listing refused, the kernel became busy: %s", exc)
+        if self.state == "dead":
+            raise KernelTimeout("the kernel died: its names are unavailable")
+        listing = self._last_listing
+        if listing is not None and self._listing_runs == self._activity.finished_runs:
+            return NameInventory(names=dict(listing.names), source="listing-before-run")
+        raise KernelBusy(
+            "the kernel is busy and a cell ran since its names were last listed: "
+            "its names are unavailable until it is idle"
+        )
+
+    async def _list_names(self, timeout: float) -> NameInventory:
+        runs = self._activity.finished_runs
+        content = await self._silent_execute(inv.names_request_content(), timeout)
+        listing = inv.parse_names_reply(content)
+        self._last_listing, self._listing_runs = listing, runs
+        return listing
 
     async def execute(self, code: str, *, timeout: float) -> ExecutionOutcome:
         """A real user-style execution (history, count); for kernels crane started itself."""

@@ -17,6 +17,7 @@ from crane_server.analysis.engine import (
     CheckOptions,
     check_cell,
     check_cell_static,
+    names_while_busy,
     probe_cell,
     refine_in_helper,
     too_long,
@@ -101,8 +102,9 @@ async def check_document(
     executed = [cell.text for cell in cells if cell.executed_unchanged]
     busy = session.state == "busy"
     inventory: NameInventory | None = None
+    running: list[str] | None = None
     if busy:
-        inventory = await asyncio.wait_for(session.inventory(timeout=timeout), timeout + 1)
+        inventory, running = await asyncio.wait_for(names_while_busy(session, timeout), timeout + 1)
     limit = asyncio.Semaphore(MAX_CONCURRENT_PROBES)
     options = CheckOptions(timeout=timeout)
     pending: dict[str, asyncio.Task[CheckResult | None]] = {}
@@ -115,9 +117,7 @@ async def check_document(
                     return skipped
                 if busy:
                     assert inventory is not None
-                    static: CheckResult = check_cell_static(
-                        cell.text, inventory, None, session.pending_code
-                    )
+                    static: CheckResult = check_cell_static(cell.text, inventory, None, running)
                     return static
                 place = CellPlace(
                     executed_cells=executed, notebook_cells=sources, target_index=position

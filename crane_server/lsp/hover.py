@@ -58,7 +58,10 @@ async def hover_name(session: KernelSession, name: str, *, timeout: float) -> st
         )
         snapshot = msgspec.convert(raw, RuntimeSnapshot)
     except KernelBusy:
-        inventory = await session.inventory(timeout=timeout)
+        try:
+            inventory = await session.inventory(timeout=timeout)
+        except KernelBusy:  # a cell ended since the names were listed: nothing to stand on
+            return None
         kind = inventory.names.get(name)
         return None if kind is None else f"**{name}**: `{kind}` _(kernel busy: type only)_"
     except (CraneError, msgspec.ValidationError):

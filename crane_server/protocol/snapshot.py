@@ -61,7 +61,11 @@ class RuntimeSnapshot(msgspec.Struct, kw_only=True, omit_defaults=True):
 
 
 class NameInventory(msgspec.Struct, kw_only=True):
-    """Names defined in the user namespace and their bare type names (control channel)."""
+    """Names defined in the user namespace and their bare type names.
+
+    `source`: "probe" (listed now), "listing-before-run" (listed before the running cell
+    started, while busy) or "unavailable" (busy, no listing stands: names are not judged).
+    """
 
     names: dict[str, str] = msgspec.field(default_factory=dict)
-    source: str = "inspectVariables"
+    source: str = "unavailable"

@@ -253,6 +253,10 @@ def test_busy_kernel_says_static_check_only(kernel, tmp_path: Path) -> None:  # 
     result = json.loads(crane(*args, "--json", stdin="df['missing']").stdout)
     assert result["engine"] == "static" and result["partial"] is True
     assert result["crash"] is False
+    # attached while busy: no names were listed before the cell started, so names are not
+    # judged (the kernel cannot list them without running user code), syntax still is
     undefined = json.loads(crane(*args, "--json", stdin="print(no_such_name)").stdout)
-    assert undefined["crash"] is True and undefined["engine"] == "static"
+    assert undefined["crash"] is False and undefined["engine"] == "static"
+    broken = json.loads(crane(*args, "--json", stdin="x = (").stdout)
+    assert broken["crash"] is True and broken["findings"][0]["code"] == "python-syntax-error"
     kernel.manager.interrupt_kernel()

@@ -140,13 +140,16 @@ async def test_busy_kernel(shared_kernel: RunningKernel, session: KernelSession)
     info = await session.bookkeeping("control", timeout=2)  # control answers while busy
     assert info["status"] == "ok"
     inventory = await session.inventory(timeout=2)
-    assert inventory.source == "inspectVariables"  # `import time` may not have run yet
-    # inspectVariables omits functions and classes; they come from the last idle listing
+    # the listing made while idle stands in: no cell ended since (the sleeper's names are
+    # its pending code)
+    assert inventory.source == "listing-before-run"
     assert {"busy_helper": "function", "BusyClass": "type"}.items() <= inventory.names.items()
 
     late = await KernelSession.attach(shared_kernel.connection_file, timeout=5)
     try:
         assert late.state == "busy"
+        with pytest.raises(KernelBusy):  # attached while busy: no listing to stand on
+            await late.inventory(timeout=2)
         shared_kernel.manager.interrupt_kernel()
         finished = await events.next(ExecutionFinished, msg_id=sleeper)
         assert finished.status == "error"  # KeyboardInterrupt
