@@ -220,25 +220,38 @@ def _validated(values: dict[str, Any]) -> dict[str, Any]:
         ("trigger", get_args(Trigger)),
     ):
         if out[field] not in allowed:
-            raise SettingsError(f"{field} must be one of {', '.join(allowed)}, not {out[field]!r}")
+            shown = _shown(out[field])
+            raise SettingsError(f"{field} must be one of {', '.join(allowed)}, not {shown}")
     base_url = out.get("base_url")
     if base_url is not None:
         if not isinstance(base_url, str) or not base_url.startswith(("http://", "https://")):
-            raise SettingsError(f"base_url must start with http:// or https://, not {base_url!r}")
+            shown = _shown(base_url)
+            raise SettingsError(f"base_url must start with http:// or https://, not {shown}")
         out["base_url"] = base_url.rstrip("/")
     for field in ("api_key", "model"):
         if field in out and not isinstance(out[field], str):
             raise SettingsError(f"{field} must be a string")
+    for field in ("timeout", "max_retries"):
+        if isinstance(out[field], bool):
+            raise SettingsError(f"{field} must be a number, not {_shown(out[field])}")
     try:
         out["timeout"] = float(out["timeout"])
         out["max_retries"] = int(out["max_retries"])
-    except (TypeError, ValueError) as exc:
-        raise SettingsError(f"timeout and max_retries must be numbers: {exc}") from exc
+    except (TypeError, ValueError, OverflowError) as exc:
+        # the message quotes the value: no more of it than a line holds
+        raise SettingsError(f"timeout and max_retries must be numbers: {_shown(exc)}") from exc
     if not 0 < out["timeout"] <= 3600:
-        raise SettingsError(f"timeout must be in (0, 3600] seconds, not {out['timeout']}")
+        raise SettingsError(f"timeout must be in (0, 3600] seconds, not {_shown(out['timeout'])}")
     if not 0 <= out["max_retries"] <= 10:
-        raise SettingsError(f"max_retries must be in 0..10, not {out['max_retries']}")
+        raise SettingsError(f"max_retries must be in 0..10, not {_shown(out['max_retries'])}")
     return out
+
+
+def _shown(value: Any) -> str:
+    """`value` (or an error) as an error message quotes it: one line of at most 80 characters."""
+    text = str(value) if isinstance(value, Exception) else repr(value)
+    text = "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text[:81])
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def write_config(
@@ -335,6 +348,6 @@ def configured_dry_run(
     if value not in DRY_RUN_MODES:
         raise SettingsError(
             f"{DRY_RUN_KEY} in the config file must be one of {', '.join(DRY_RUN_MODES)}, "
-            f"not {value!r}"
+            f"not {_shown(value)}"
         )
     return str(value)

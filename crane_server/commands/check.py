@@ -259,6 +259,9 @@ def _run_ahead(args: argparse.Namespace) -> int:
     if args.connection_file is not None or args.remote or not str(args.target).endswith(".ipynb"):
         raise DocumentError("--ahead takes a notebook (.ipynb) and starts its own kernel")
     path = Path(args.target)
+    # Read before any cell runs: a cell may delete or rewrite the notebook, and the report
+    # quotes the cells it judged.
+    sources = read_code_cells(path)
 
     async def ahead() -> AheadReport:
         async with HelperPool(enabled=not args.no_helper) as helpers:
@@ -276,5 +279,5 @@ def _run_ahead(args: argparse.Namespace) -> int:
     if report.error:
         raise CraneError(f"{args.target}: {report.error}")
     if not args.json:
-        print(render_ahead(report, read_code_cells(path)))
+        print(render_ahead(report, sources))
     return 1 if report.stopped_at is not None else 0

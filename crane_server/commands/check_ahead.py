@@ -20,6 +20,7 @@ from crane_server.errors import DocumentError
 from crane_server.kernels.helper import HelperPool
 from crane_server.kernels.launch import fresh_kernel
 from crane_server.kernels.notebook_run import read_code_cells
+from crane_server.kernels.outcome import ExecutionOutcome
 from crane_server.kernels.session import KernelSession
 from crane_server.protocol import CheckResult
 from crane_server.protocol.check import AheadReport
@@ -85,11 +86,7 @@ async def check_ahead(
         for position in range(ran):
             outcome = await session.execute(sources[position], timeout=timeout)
             if outcome.status != "ok":
-                report.error = (
-                    f"code cell {position + 1} failed while running the first {ran} cells "
-                    f"({outcome.ename or 'error'}: {outcome.evalue or ''}".rstrip()
-                    + ")"
-                )
+                report.error = _run_failure(outcome, position + 1, ran, timeout)
                 return report
         walked: dict[int, str] = {}
         for index in range(ran, len(sources)):
@@ -193,3 +190,16 @@ def render_ahead(report: AheadReport, sources: list[str]) -> str:
     else:
         lines.append("no crash predicted for Run All")
     return "\n".join(lines)
+
+
+def _run_failure(outcome: ExecutionOutcome, number: int, ran: int, timeout: float) -> str:
+    """One line on how code cell `number` failed while the first `ran` cells ran."""
+    if outcome.status == "timeout":
+        detail = f"no answer within {timeout:g} s"
+    elif outcome.status == "died":
+        detail = (
+            f"it ended the kernel: {outcome.evalue}" if outcome.evalue else "it ended the kernel"
+        )
+    else:
+        detail = f"{outcome.ename or 'error'}: {outcome.evalue or ''}".rstrip()
+    return f"code cell {number} failed while running the first {ran} cells ({detail})"

@@ -19,6 +19,7 @@ from typing import Any
 from jupyter_client.manager import AsyncKernelManager
 
 from crane_server.errors import KernelError, KernelNotFound, KernelTimeout
+from crane_server.kernels.descendants import descendants, kill_survivors
 from crane_server.kernels.session import KernelSession
 
 log = logging.getLogger(__name__)
@@ -137,7 +138,11 @@ def _settle(future: asyncio.Future[int], code: int) -> None:
 
 
 async def _stop(manager: AsyncKernelManager) -> None:
-    """Shut down politely, then kill; never raise, never hang."""
+    """Shut down politely, then kill, then kill what the kernel started (a child that left
+    its process group survives both); never raise, never hang."""
+    process: Any = getattr(manager.provisioner, "process", None)
+    pid = getattr(process, "pid", None)
+    started = descendants(pid) if isinstance(pid, int) else []
     try:
         if manager.has_kernel:
             try:
@@ -147,5 +152,8 @@ async def _stop(manager: AsyncKernelManager) -> None:
                 with contextlib.suppress(Exception):
                     await asyncio.wait_for(manager.shutdown_kernel(now=True), SHUTDOWN_TIMEOUT)
     finally:
+        killed = kill_survivors(started)
+        if killed:
+            log.info("killed %d process(es) the kernel had started and left behind", killed)
         with contextlib.suppress(Exception):
             await manager.cleanup_resources()

@@ -3,6 +3,7 @@ default with a warning, as does an unknown key."""
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any
 
@@ -32,8 +33,36 @@ def _unwrap(raw: Any) -> Any:
     return raw
 
 
-def _why(exc: msgspec.ValidationError) -> str:
-    return _CONSTRAINT.sub("", str(exc))
+def _why(exc: msgspec.ValidationError | UnicodeEncodeError) -> str:
+    if isinstance(exc, UnicodeEncodeError):
+        return "a string with a NUL or a lone surrogate"
+    return _printable(_CONSTRAINT.sub("", str(exc)), 120)
+
+
+def _printable(text: str, limit: int) -> str:
+    """`text` on one short line: what does not print escaped, cut to `limit` characters."""
+    cut = "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text[: limit + 1])
+    return cut if len(cut) <= limit else cut[: limit - 3] + "..."
+
+
+def _encodable(text: str) -> bool:
+    """True when `text` is valid Unicode (no lone surrogate)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _shown(value: Any) -> str:
+    """How a bad value is quoted in its warning: JSON, cut short, on one line."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return repr(value)  # JSON would say null
+    try:
+        text = msgspec.json.encode(value).decode()
+    except (TypeError, ValueError, msgspec.EncodeError):  # a lone surrogate: not UTF-8
+        text = ascii(value)
+    return _printable(text, 60)
 
 
 def _group(
@@ -45,7 +74,8 @@ def _group(
     for key, value in raw.items():
         wire = keys.get(key) if isinstance(key, str) else None
         if wire is None:
-            warnings.append(f"crane: unknown setting '{prefix}{key}' ignored")
+            name = _printable(str(key), 60)
+            warnings.append(f"crane: unknown setting '{prefix}{name}' ignored")
             continue
         if wire == "llm" and struct is ServerSettings:
             if not isinstance(value, dict):
@@ -54,13 +84,14 @@ def _group(
             value, more = _group(value, _LLM_KEYS, LlmOptions, "llm.")
             warnings.extend(more)
         try:
+            if isinstance(value, str) and ("\x00" in value or not _encodable(value)):
+                # a path or name that no file and no kernel can have (the kernel look-up
+                # would fail deep inside, unreported)
+                raise UnicodeEncodeError("utf-8", value, 0, 1, "a NUL or a lone surrogate")
             msgspec.convert({wire: value}, struct)
-        except msgspec.ValidationError as exc:
-            try:
-                # a server entry may hold what should have been a token: never echo it
-                shown = "[...]" if wire == "servers" else msgspec.json.encode(value).decode()[:60]
-            except (TypeError, msgspec.EncodeError):
-                shown = type(value).__name__
+        except (msgspec.ValidationError, UnicodeEncodeError) as exc:
+            # a server entry may hold what should have been a token: never echo it
+            shown = "[...]" if wire == "servers" else _shown(value)
             warnings.append(
                 f"crane: setting {prefix}{wire} = {shown} ignored ({_why(exc)}); default used"
             )
