@@ -234,3 +234,49 @@ async def test_a_first_scikit_learn_import_in_the_twin_is_vouched_for(runtime_di
         assert after["status"] == "ok"
     finally:
         kernel.shutdown()
+
+
+async def test_a_first_torch_optimizer_in_the_twin_is_vouched_for(
+    runtime_dir: Path, tmp_path: Path
+) -> None:
+    # torch's first optimizer imports torch._dynamo, which looks the user up (glibc first
+    # tries a unix socket), settles tempfile's folder (a write probe) and makes its cache
+    # folder with makedirs(exist_ok=True): each a denied call in the twin, unless answered
+    # exactly (the lookup and the folder before the seal, a mkdir of an existing path).
+    cache = tmp_path / "inductor-cache"
+    cache.mkdir()
+    absent = tmp_path / "never-made"
+    kernel = RunningKernel(runtime_dir)
+    try:
+        setup = (
+            "import os, sys\nimport torch\n"
+            f"os.environ['TORCHINDUCTOR_CACHE_DIR'] = {str(cache)!r}\n"
+            "assert 'torch._dynamo' not in sys.modules"
+        )
+        assert kernel.execute(setup)["status"] == "ok"  # the case this test is about
+        source = (
+            "layer = torch.nn.Linear(3, 1)\n"
+            "optimizer = torch.optim.SGD(layer.parameters(), lr=0.1)\n"
+            "layer(torch.ones(2, 4))"
+        )
+        existing = f"os.makedirs({str(cache)!r}, exist_ok=True)\nos.mkdir({str(cache)!r})"
+        attached = await KernelSession.attach(kernel.connection_file, timeout=10)
+        try:
+            options = DryRunOptions(wall_s=20.0)
+            dry = await dry_run_cell(attached, source, options=options)
+            assert (dry.outcome, dry.exception, dry.line) == ("raised", "RuntimeError", 3), dry
+            # a mkdir of an existing path fails as it would in the kernel, without the call
+            dry = await dry_run_cell(attached, existing, options=options)
+            assert (dry.outcome, dry.exception, dry.line) == ("raised", "FileExistsError", 2)
+            # control: a folder that does not exist is a real mkdir, which the seal denies
+            dry = await dry_run_cell(
+                attached, f"os.makedirs({str(absent)!r}, exist_ok=True)", options=options
+            )
+            assert dry.outcome == "unknown", dry
+        finally:
+            await attached.close()
+        assert not absent.exists()
+        after = kernel.execute("assert 'torch._dynamo' not in sys.modules")
+        assert after["status"] == "ok"  # the kernel never imported what the twin did
+    finally:
+        kernel.shutdown()

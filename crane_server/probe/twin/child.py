@@ -230,6 +230,50 @@ def _serial_joblib() -> None:
         os.environ["JOBLIB_MULTIPROCESSING"] = "0"
 
 
+def _known_user() -> None:
+    """Look the user up once before the seal. glibc asks its name-service cache daemon over a
+    unix socket first (a denied call in the twin), and after that socket fails it skips the
+    daemon for the next lookups: `getpass.getuser()` in a library (torch's cache folder) then
+    reads /etc/passwd, as the kernel would without the daemon."""
+    try:
+        import pwd
+
+        pwd.getpwuid(os.getuid())
+    except (ImportError, KeyError, OSError):
+        pass
+
+
+def _known_tempdir() -> None:
+    """Settle `tempfile.gettempdir()` without its write probe (it creates and deletes a file
+    to choose the folder, a denied write in the twin): the first candidate folder that exists
+    and that the user may write to, as the probe would choose it."""
+    import tempfile
+
+    if tempfile.tempdir is not None:
+        return
+    for folder in tempfile._candidate_tempdir_list():  # type: ignore[attr-defined]
+        if os.path.isdir(folder) and os.access(folder, os.W_OK | os.X_OK):
+            tempfile.tempdir = os.path.abspath(folder)
+            return
+
+
+def _exact_mkdir() -> None:
+    """`os.mkdir` of a path that exists fails with EEXIST before anything is written, in the
+    kernel as here: answer that without the call (`os.makedirs(folder, exist_ok=True)` of a
+    library's existing cache folder, torch's among them). Any other mkdir is the real call,
+    which the seal denies."""
+    import errno
+
+    real = os.mkdir
+
+    def mkdir(path: Any, mode: int = 0o777, *, dir_fd: Optional[int] = None) -> None:
+        if dir_fd is None and os.path.lexists(path):
+            raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), os.fspath(path))
+        real(path, mode, dir_fd=dir_fd)
+
+    os.mkdir = mkdir
+
+
 def _drop_import_guard() -> None:
     from .. import imports
 
@@ -349,6 +393,9 @@ def live(request: Dict[str, Any], report_fd: int, parent: int, state: Dict[str, 
         _drop_import_guard()
         _quiet_matplotlib()
         _serial_joblib()
+        _known_user()
+        _known_tempdir()
+        _exact_mkdir()
         namespace = shell.user_ns if shell is not None else sys.modules["__main__"].__dict__
         sealed = seal.seal(os.getpid(), (1, 2, report_fd))
     except Declined as exc:
