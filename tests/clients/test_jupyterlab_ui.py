@@ -454,6 +454,15 @@ def test_crash_warnings_in_jupyterlab(
     samples = page.js("window.__crane.samples") - samples_before
     flickers = [s for _, s in statuses if s != "idle"]
 
+    # Lookahead, as Run All would go: cell 2 no longer raises, so cell 4's df["a"] is judged
+    # after cell 3's drop, which has not run; the text names that cell as the user counts.
+    page.wait(lambda: page.red(3), "the lookahead underline on cell 4 (cell 3 not run yet)")
+    row = page.wait(lambda: page.rows_for(3), "cell 4's lookahead row")[0]
+    assert row[0].startswith("KeyError: 'a'"), row
+    assert "by cell 3, which has not run yet (`df = df.drop(columns=\"a\")`)" in row[0], row
+    assert "already ran" not in row[0], row
+    page.screenshot("jupyterlab-lookahead-cause.png")
+
     # 3. Run a cell that removes column "a" (and puts it back), REPEATS times: run -> underline.
     run_ms: list[float] = []
     for repeat in range(REPEATS):
