@@ -280,3 +280,27 @@ async def test_a_first_torch_optimizer_in_the_twin_is_vouched_for(
         assert after["status"] == "ok"  # the kernel never imported what the twin did
     finally:
         kernel.shutdown()
+
+
+async def test_a_first_tqdm_bar_in_the_twin_is_vouched_for(runtime_dir: Path) -> None:
+    # tqdm's first bar makes a multiprocessing lock (a named semaphore, a denied write): the
+    # twin takes tqdm's own no-lock path, so a loop over a progress bar gets a verdict.
+    kernel = RunningKernel(runtime_dir)
+    try:
+        setup = (
+            "import numpy as np\nfrom tqdm import tqdm\nimport tqdm.std as tqdm_std\n"
+            "assert not hasattr(tqdm_std.TqdmDefaultWriteLock, 'mp_lock')"
+        )
+        assert kernel.execute(setup)["status"] == "ok"  # no bar yet: the case of this test
+        source = "rows = [np.zeros(3) for _ in tqdm(range(4))]\nnp.stack(rows).reshape(5, 2)"
+        attached = await KernelSession.attach(kernel.connection_file, timeout=10)
+        try:
+            dry = await dry_run_cell(attached, source, options=DryRunOptions(wall_s=10.0))
+        finally:
+            await attached.close()
+        assert (dry.outcome, dry.exception, dry.line) == ("raised", "ValueError", 2), dry
+        # the kernel's tqdm is as it was: no lock made, none set aside
+        after = kernel.execute("assert not hasattr(tqdm_std.TqdmDefaultWriteLock, 'mp_lock')")
+        assert after["status"] == "ok"
+    finally:
+        kernel.shutdown()

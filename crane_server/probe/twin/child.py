@@ -230,6 +230,16 @@ def _serial_joblib() -> None:
         os.environ["JOBLIB_MULTIPROCESSING"] = "0"
 
 
+def _tqdm_without_process_lock() -> None:
+    """tqdm makes a multiprocessing lock (a named semaphore under /dev/shm, a denied write) for
+    its first bar, and goes on without one when it cannot: a bar in the twin, which starts no
+    process, takes that path before the seal rather than ending the twin."""
+    std = sys.modules.get("tqdm.std")
+    lock = getattr(std, "TqdmDefaultWriteLock", None)
+    if lock is not None and not hasattr(lock, "mp_lock"):
+        lock.mp_lock = None
+
+
 def _known_user() -> None:
     """Look the user up once before the seal. glibc asks its name-service cache daemon over a
     unix socket first (a denied call in the twin), and after that socket fails it skips the
@@ -393,6 +403,7 @@ def live(request: Dict[str, Any], report_fd: int, parent: int, state: Dict[str, 
         _drop_import_guard()
         _quiet_matplotlib()
         _serial_joblib()
+        _tqdm_without_process_lock()
         _known_user()
         _known_tempdir()
         _exact_mkdir()
