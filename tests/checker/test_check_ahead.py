@@ -242,7 +242,7 @@ def test_a_library_first_imported_in_a_pending_cell_is_judged_by_the_helper(
         "model = LinearRegression().fit(df[['a']], df['b'])",
     ]
     path = notebook(tmp_path / "first-import-ahead.ipynb", *cells)
-    done = crane("check", str(path), "--ahead", "--json")
+    done = crane("check", str(path), "--ahead", "--json", "--no-dry-run")  # the walk + helper
     assert done.returncode == 1, done.stderr
     report = json.loads(done.stdout)
     crashes = [
@@ -254,8 +254,14 @@ def test_a_library_first_imported_in_a_pending_cell_is_judged_by_the_helper(
     assert crashes == [(4, "ValueError")] and report["stopped_at"] == 4
     assert run_for_real(kernel, cells) == (4, "ValueError")
     # without the helper the walk cannot judge the fit (the kernel never imports scikit-learn)
-    done = crane("check", str(path), "--ahead", "--json", "--no-helper")
+    done = crane("check", str(path), "--ahead", "--json", "--no-helper", "--no-dry-run")
     assert done.returncode == 0, done.stderr
+    # the twin imports scikit-learn itself (joblib set serial before its first import) and
+    # sees the fit raise, helper or not
+    done = crane("check", str(path), "--ahead", "--json", "--no-helper")
+    assert done.returncode == 1, done.stderr
+    report = json.loads(done.stdout)
+    assert report["stopped_at"] == 4 and report["twin_stopped_at"] is None
 
 
 def test_a_pending_cause_is_named_as_a_cell_that_has_not_run(tmp_path: Path) -> None:

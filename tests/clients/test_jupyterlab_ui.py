@@ -459,7 +459,7 @@ def test_crash_warnings_in_jupyterlab(
     page.wait(lambda: page.red(3), "the lookahead underline on cell 4 (cell 3 not run yet)")
     row = page.wait(lambda: page.rows_for(3), "cell 4's lookahead row")[0]
     assert row[0].startswith("KeyError: 'a'"), row
-    assert "by cell 3, which has not run yet (`df = df.drop(columns=\"a\")`)" in row[0], row
+    assert 'by cell 3, which has not run yet (`df = df.drop(columns="a")`)' in row[0], row
     assert "already ran" not in row[0], row
     page.screenshot("jupyterlab-lookahead-cause.png")
 
