@@ -19,7 +19,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from measured_page import check_written, quick_page, write_between_markers
+from measured_page import quick_page, write_table
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -66,9 +66,11 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-async def _time_cells(
+async def time_cells(
     session: object, size: str, cells: dict[str, str], repeat: int, rows: list[Row]
 ) -> None:
+    """Check each cell `repeat` times; append (size, label, round trip median / p95, checker
+    median / p95) to `rows` and print it. Raises when a check errs."""
     await check_cell(session, "pass")  # type: ignore[arg-type]  # ships the probe once
     for label, cell in cells.items():
         totals, inside = [], []
@@ -99,7 +101,7 @@ async def measure(rows: int, repeat: int, table: list[Row]) -> None:
         outcome = await session.execute(SETUP.format(rows=rows), timeout=600)
         if outcome.status != "ok":
             raise RuntimeError(f"setup failed: {outcome.ename}: {outcome.evalue}")
-        await _time_cells(session, f"{rows:,d}-row frame", CELLS, repeat, table)
+        await time_cells(session, f"{rows:,d}-row frame", CELLS, repeat, table)
 
 
 async def measure_torch(elements: int, repeat: int, table: list[Row]) -> None:
@@ -107,7 +109,7 @@ async def measure_torch(elements: int, repeat: int, table: list[Row]) -> None:
         outcome = await session.execute(TORCH_SETUP.format(elements=elements), timeout=600)
         if outcome.status != "ok":
             raise RuntimeError(f"torch setup failed: {outcome.ename}: {outcome.evalue}")
-        await _time_cells(session, f"{elements:,d}-element tensor", TORCH_CELLS, repeat, table)
+        await time_cells(session, f"{elements:,d}-element tensor", TORCH_CELLS, repeat, table)
 
 
 def markdown(table: list[Row], repeat: int) -> str:
@@ -146,10 +148,7 @@ def main() -> None:
         asyncio.run(measure_torch(elements, args.repeat, table))
     if args.markdown is not None:
         text = markdown(table, args.repeat)
-        write_between_markers(args.markdown, "checker_bench", text)
-        if args.quick:
-            check_written(args.markdown, "checker_bench", text)
-            print(f"table written into a copy of the page, {args.markdown}")
+        write_table(args.markdown, "checker_bench", text, quick=args.quick)
 
 
 if __name__ == "__main__":

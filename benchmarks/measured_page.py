@@ -66,6 +66,15 @@ def check_written(path: Path, name: str, table: str) -> None:
         raise RuntimeError(f"{path}: the {name} table was not written between its markers")
 
 
+def write_table(path: Path, name: str, table: str, *, quick: bool) -> None:
+    """Write `table` between the `name` markers of `path`; in a quick run, also read it back
+    (the page is then a temporary copy) and say where it went."""
+    write_between_markers(path, name, table)
+    if quick:
+        check_written(path, name, table)
+        print(f"table written into a copy of the page, {path}")
+
+
 def quick_dataset(names: tuple[str, ...] = QUICK_CASES) -> Path:
     """A temporary dataset folder linking the named case folders of tests/corpus (vendored in
     the repository, so CI has them; ../shared/bench may be absent there)."""
