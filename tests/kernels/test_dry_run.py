@@ -304,30 +304,3 @@ async def test_a_first_tqdm_bar_in_the_twin_is_vouched_for(runtime_dir: Path) ->
         assert after["status"] == "ok"
     finally:
         kernel.shutdown()
-
-
-async def test_a_kernel_whose_tensorflow_ran_gets_no_twin(runtime_dir: Path) -> None:
-    # A forked copy of a process whose TensorFlow runtime ran an op hangs on its next op
-    # (measured unsealed: the child never returns); imported only, it works in a fork.
-    kernel = RunningKernel(runtime_dir)
-    try:
-        assert kernel.execute("import numpy as np\nimport tensorflow as tf")["status"] == "ok"
-        attached = await KernelSession.attach(kernel.connection_file, timeout=10)
-        try:
-            options = DryRunOptions(wall_s=20.0)
-            # control: imported only, the kernel gets twins (a TensorFlow op in the twin is
-            # still unknown: TensorFlow names the threads it starts, a denied write)
-            imported = await dry_run_cell(attached, "y = np.ones(3)\n1 / 0", options=options)
-            assert (imported.outcome, imported.exception, imported.line) == (
-                "raised",
-                "ZeroDivisionError",
-                2,
-            ), imported
-            assert kernel.execute("x = tf.constant([1.0, 2.0]) * 2")["status"] == "ok"
-            dry = await dry_run_cell(attached, "1 / 0", options=options)
-            assert dry.outcome == "unavailable", dry
-            assert "TensorFlow" in (dry.reason or ""), dry
-        finally:
-            await attached.close()
-    finally:
-        kernel.shutdown()

@@ -72,10 +72,6 @@ def _non_fork_safe_runtime() -> Optional[str]:
         return "jax is loaded: its runtime threads are not fork-safe"
     if "cupy" in modules:
         return "cupy is loaded (CUDA is not fork-safe)"
-    eager = getattr(modules.get("tensorflow.python.eager.context"), "_context", None)
-    if eager is not None and getattr(eager, "_context_handle", None) is not None:
-        # imported only, TensorFlow works in a fork; once it ran an op, a forked copy hangs
-        return "TensorFlow's runtime is running in the kernel: a forked copy of it hangs"
     torch = modules.get("torch")
     cuda = getattr(torch, "cuda", None)
     is_initialized = getattr(cuda, "is_initialized", None)
