@@ -304,3 +304,34 @@ async def test_a_first_tqdm_bar_in_the_twin_is_vouched_for(runtime_dir: Path) ->
         assert after["status"] == "ok"
     finally:
         kernel.shutdown()
+
+
+async def test_keras_shape_errors_are_seen_once_tensorflow_ran(runtime_dir: Path) -> None:
+    # Once TensorFlow ran an op in the kernel, a forked copy hangs on work for its thread
+    # pools (a valid predict): the budget ends it, unknown. Keras checks shapes in Python
+    # first, so the crash a user meets most (a wrong input shape) is seen, on its line.
+    kernel = RunningKernel(runtime_dir)
+    try:
+        setup = (
+            "import numpy as np\nimport tensorflow as tf\n"
+            "model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(2)])\n"
+            "model.compile(optimizer='adam', loss='mse')\nmodel(np.zeros((1, 3)))"
+        )
+        assert kernel.execute(setup, timeout=120)["status"] == "ok"
+        attached = await KernelSession.attach(kernel.connection_file, timeout=10)
+        try:
+            wrong = "batch = np.zeros((2, 4))\nmodel.predict(batch, verbose=0)"
+            dry = await dry_run_cell(attached, wrong, options=DryRunOptions(wall_s=10.0))
+            assert (dry.outcome, dry.exception, dry.line) == ("raised", "ValueError", 2), dry
+            # control: a valid predict needs TensorFlow's pools (measured here: it never ends
+            # in the twin, unknown at the budget); it is never a crash on its own line
+            right = "model.predict(np.zeros((2, 3)), verbose=0)\n1 / 0"
+            dry = await dry_run_cell(attached, right, options=DryRunOptions(wall_s=2.0))
+            assert dry.outcome == "unknown" or (dry.exception, dry.line) == (
+                "ZeroDivisionError",
+                2,
+            ), dry
+        finally:
+            await attached.close()
+    finally:
+        kernel.shutdown()
