@@ -4,9 +4,9 @@ Run: python benchmarks/kernel_roundtrip.py [--repeat 200] [--quick]
 Prints median and p95 (ms) of: the control bookkeeping request (`comm_info_request`, what
 attach and the heartbeat send; crane never sends kernel_info), the kernel's floor (a silent
 `execute_request` with one user expression, the describe request crane sends at attach, sent
-through the session's own request path), probe "ping", inventory (silent shell listing and
-control inspectVariables), and probe "summarise" of all 100 names; then the probe ping's
-median over the floor's. `--quick`: 5 repetitions, for CI (fails on errors, never on times).
+through the session's own request path), probe "ping", inventory (the silent shell listing;
+the debugger's inspectVariables is not used: it reprs every value), and probe "summarise" of
+all 100 names; then the probe ping's median over the floor's. `--quick`: 5 repetitions, for CI (fails on errors, never on times).
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from crane_server.kernels import inventory as inv
 from crane_server.kernels.bookkeeping import describe_request_content, parse_describe_reply
 from crane_server.kernels.launch import fresh_kernel
 from crane_server.kernels.session import KernelSession
@@ -38,12 +37,6 @@ array = np.arange(1000.0).reshape(100, 10)
     )
     if i < 96
 )
-
-
-async def _inspect_variables(session: KernelSession) -> Any:
-    debug = {"type": "request", "seq": 1, "command": "inspectVariables", "arguments": {}}
-    content = await session.request("control", "debug_request", debug, timeout=5)
-    return inv.parse_inspect_variables(content)
 
 
 async def _silent_floor(session: KernelSession) -> Any:
@@ -84,7 +77,6 @@ async def main(repeat: int) -> None:
                 floor: lambda: _silent_floor(session),
                 "probe ping (shell, silent)": lambda: session.run_probe("ping", {}),
                 "inventory (idle: silent listing)": lambda: session.inventory(timeout=5),
-                "inventory (control inspectVariables)": lambda: _inspect_variables(session),
                 f"probe summarise ({len(names)} names)": lambda: session.run_probe(
                     "summarise", {"names": names, "categories": ["S", "V", "R"]}, timeout=10
                 ),
