@@ -191,26 +191,42 @@ async def _run_once(
         return [DryRun(outcome="unknown", reason="the kernel is busy: no twin while a cell runs")]
     begun = time.perf_counter()
     payload = {"sources": sources, "wall_s": options.wall_s, "memory_mb": options.memory_mb}
-    try:
-        started = await session.run_probe("twin_start", payload, timeout=options.timeout)
-    except CraneError as exc:
-        return [DryRun(outcome="unknown", reason=f"the twin could not start: {exc}")]
-    if not isinstance(started, dict) or "error" in started:
-        detail = started.get("error") if isinstance(started, dict) else started
-        return [DryRun(outcome="unknown", reason=f"the twin could not start: {detail}")]
-    if "declined" in started:
-        return [DryRun(outcome="unavailable", reason=str(started["declined"]))]
-    watch = _Watch(int(started["pid"]), _pidfd_for(session, started))
-    fork_ms = started.get("fork_ms")
-    twins.live = watch
+    # Watched from before the start request: a real run that begins while its reply is on the
+    # way kills the twin the moment its pid is known (not at the end of its budget).
+    why_stop: list[str] = []
+    watching: list[_Watch] = []
 
     def on_event(event: KernelEvent) -> None:
         if isinstance(event, (ExecutionRequested, ExecutionStarted)):
-            watch.kill("a real run started in the kernel")
+            why_stop.append("a real run started in the kernel")
         elif isinstance(event, KernelDied):
-            watch.kill("the kernel died")
+            why_stop.append("the kernel died")
+        else:
+            return
+        if watching:
+            watching[0].kill(why_stop[-1])
 
     unsubscribe = session.subscribe(on_event)
+    try:
+        started = await session.run_probe("twin_start", payload, timeout=options.timeout)
+    except CraneError as exc:
+        unsubscribe()
+        return [DryRun(outcome="unknown", reason=f"the twin could not start: {exc}")]
+    except BaseException:
+        unsubscribe()
+        raise
+    if not isinstance(started, dict) or "error" in started or "declined" in started:
+        unsubscribe()
+        if isinstance(started, dict) and "declined" in started:
+            return [DryRun(outcome="unavailable", reason=str(started["declined"]))]
+        detail = started.get("error") if isinstance(started, dict) else started
+        return [DryRun(outcome="unknown", reason=f"the twin could not start: {detail}")]
+    watch = _Watch(int(started["pid"]), _pidfd_for(session, started))
+    fork_ms = started.get("fork_ms")
+    twins.live = watch
+    watching.append(watch)
+    if why_stop:
+        watch.kill(why_stop[0])
     try:
         results = await _wait_and_collect(session, watch, options)
     except asyncio.CancelledError:

@@ -51,6 +51,15 @@ def _twins_of(kernel: RunningKernel) -> list[tuple[int, str]]:
     return found
 
 
+async def _no_twin_left(kernel: RunningKernel) -> None:
+    """The twin is gone within 2 s: SIGKILL was sent, the exit itself (freeing its copy of the
+    kernel's memory) takes a moment."""
+    deadline = time.monotonic() + 2
+    while _twins_of(kernel) and time.monotonic() < deadline:
+        await asyncio.sleep(0.01)
+    assert _twins_of(kernel) == []
+
+
 async def test_a_crash_only_a_real_run_sees_is_an_error_on_its_line(
     shared_kernel: RunningKernel, session: KernelSession
 ) -> None:
@@ -145,7 +154,7 @@ async def test_a_cell_past_the_budget_is_unknown_and_a_real_run_kills_the_twin(
     assert time.monotonic() - started < 2.0  # the kernel answered (never waited for the twin)
     dry = await asyncio.wait_for(sleeping, 5)
     assert dry.outcome == "unknown" and "real run" in (dry.reason or "")
-    assert _twins_of(shared_kernel) == []
+    await _no_twin_left(shared_kernel)
     deadline = time.monotonic() + 5
     while session.state != "idle" and time.monotonic() < deadline:
         await asyncio.sleep(0.01)  # the reply can reach the test before IOPub's idle
@@ -335,3 +344,23 @@ async def test_keras_shape_errors_are_seen_once_tensorflow_ran(runtime_dir: Path
             await attached.close()
     finally:
         kernel.shutdown()
+
+
+async def test_a_real_run_that_began_before_the_twin_was_known_still_ends_it(
+    shared_kernel: RunningKernel, session: KernelSession
+) -> None:
+    # The user's cell reaches the kernel just before the twin's start request: the kernel
+    # forks only after the cell ended, and its busy notice came before the twin's pid was
+    # known. That run still ends the twin at once, not at the end of its 10 s budget.
+    deadline = time.monotonic() + 5
+    while session.state != "idle" and time.monotonic() < deadline:
+        await asyncio.sleep(0.01)
+    msg_id = shared_kernel.client.execute("import time\ntime.sleep(1)")
+    started = time.monotonic()
+    dry = await dry_run_cell(session, "while True:\n    pass", options=DryRunOptions(wall_s=10))
+    elapsed = time.monotonic() - started
+    assert dry.outcome == "unknown" and "real run" in (dry.reason or ""), dry
+    assert elapsed < 6.0, elapsed  # the budget would be 10 s
+    await _no_twin_left(shared_kernel)
+    while shared_kernel.client.get_shell_msg(timeout=10)["parent_header"]["msg_id"] != msg_id:
+        pass
