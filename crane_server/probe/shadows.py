@@ -343,6 +343,8 @@ def _library_value(np: Any, value: Any, depth: int, budget: _Budget) -> bool:
         return budget.spend(len(value) // 10, 0) and all(
             _library_value(np, v, depth + 1, budget) for v in value
         )
+    if type(value) is slice:  # a fitted ColumnTransformer's output_indices_ (scikit-learn 1.9)
+        return all(type(v) in PLAIN_SCALARS for v in (value.start, value.stop, value.step))
     if type(value) is dict:
         return budget.spend(len(value) // 10, 0) and all(
             type(k) in PLAIN_SCALARS and _library_value(np, v, depth + 1, budget)

@@ -192,3 +192,21 @@ def test_summaries_never_deep_copy_attrs() -> None:
     assert Recorder.calls == []
     assert result["variables"]["frame"]["shape"] == [30_000, 2]
     assert result["variables"]["series"]["kind"] == "series"
+
+
+def test_a_fitted_column_transformer_is_copied_and_a_user_bounded_slice_is_not() -> None:
+    from sklearn.compose import ColumnTransformer
+    from sklearn.linear_model import LinearRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    grid = np.column_stack([np.arange(12.0), np.linspace(0, 1, 12)])
+    prep = ColumnTransformer([("a", StandardScaler(), [0])], remainder="passthrough")
+    priced = make_pipeline(prep, LinearRegression()).fit(grid, grid[:, 1])
+    copied = from_namespace(priced)
+    # scikit-learn 1.9 keeps slices in the fitted ColumnTransformer (output_indices_)
+    assert isinstance(copied, Val) and not copied.live and copied.obj is not priced
+    # control: a slice that holds a user object makes the estimator uncopyable, untouched
+    priced.steps[0][1].output_indices_ = {"a": slice(Recorder(), 1, None)}
+    assert from_namespace(priced) is UNKNOWN or from_namespace(priced).live
+    assert Recorder.calls == []
