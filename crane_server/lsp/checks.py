@@ -302,7 +302,12 @@ async def state_is_not_this_notebooks(
     cells = document.checked_cells
     if any(cell.executed_unchanged for cell in cells):
         return False
-    rebuilt = names_bound_before_read([cell.text for cell in cells])
+    sources: list[str] = []
+    for cell in cells:
+        if len(cell.text) > MAX_CELL_CHARS:
+            break  # never parsed (crane-cell-too-long): what it binds and reads is unknown
+        sources.append(cell.text)
+    rebuilt = names_bound_before_read(sources)
     if not rebuilt:
         return False
     try:
