@@ -29,6 +29,7 @@ class ActivityTracker:
         self.state = "unknown"
         self.execution_count: int | None = None  # of the last user execution seen
         self.finished_runs = 0  # user executions seen to end (idle), ever
+        self.own_started = 0  # crane's own requests seen busy, ever (IOPub order)
         self._emit = emit
         self._own: dict[str, None] = {}  # crane's silent requests (bounded, oldest dropped)
         self._active: set[str] = set()  # user execute_requests seen busy, not yet idle
@@ -83,6 +84,8 @@ class ActivityTracker:
         if msg_type == "status":
             if parent.get("msg_type") == "execute_request" and parent_id not in self._own:
                 self._on_status(content.get("execution_state"), parent_id)
+            elif parent_id in self._own and content.get("execution_state") == "busy":
+                self.own_started += 1
         elif msg_type == "execute_input" and parent_id:
             if parent_id not in self._own:
                 self._active.add(parent_id)
@@ -104,7 +107,7 @@ class ActivityTracker:
         if not parent_id:
             return
         if state == "busy":
-            self._emit(ExecutionRequested(msg_id=parent_id))
+            self._emit(ExecutionRequested(msg_id=parent_id, own_started=self.own_started))
         if state == "idle":
             if parent_id in self._active:
                 self.finished_runs += 1

@@ -21,6 +21,9 @@ class ExecutionRequested(msgspec.Struct, kw_only=True, tag=True):
     of a run: a dry run's twin is killed on it."""
 
     msg_id: str
+    # crane's own requests seen busy before it: IOPub is ordered, so a busy that comes before
+    # the busy of a request crane sent belongs to a request the kernel handled before that one
+    own_started: int = 0
 
 
 class ExecutionFinished(msgspec.Struct, kw_only=True, tag=True):

@@ -126,6 +126,11 @@ class KernelSession:
         return self._activity.state
 
     @property
+    def own_requests_started(self) -> int:
+        """How many of crane's own requests the kernel was seen to begin (IOPub busy)."""
+        return self._activity.own_started
+
+    @property
     def pending_code(self) -> list[str] | None:
         """Code of the user cells running now ([] when idle; None when unknown)."""
         return self._activity.pending_code()

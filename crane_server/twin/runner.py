@@ -195,8 +195,13 @@ async def _run_once(
     # way kills the twin the moment its pid is known (not at the end of its budget).
     why_stop: list[str] = []
     watching: list[_Watch] = []
+    # Another client's request whose busy comes before the busy of the start request (or of
+    # any later request of crane's) ended before the fork: the shell runs one at a time.
+    own_before = session.own_requests_started
 
     def on_event(event: KernelEvent) -> None:
+        if isinstance(event, ExecutionRequested) and event.own_started <= own_before:
+            return  # handled before the start request (a late status of a silent request)
         if isinstance(event, (ExecutionRequested, ExecutionStarted)):
             why_stop.append("a real run started in the kernel")
         elif isinstance(event, KernelDied):
