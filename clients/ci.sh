@@ -36,7 +36,7 @@ command -v rg >/dev/null 2>&1 && command -v g++ >/dev/null 2>&1 && command -v ma
   || apt_install ripgrep build-essential pkg-config libkrb5-dev
 clients/vscode/workbench/install.sh   # into clients/vscode/.workbench/ (gitignored; cache it in CI)
 
-echo "== JupyterLab: Debian's chromium and chromedriver for the real-front-end test; the server extension's config"
+echo "== JupyterLab: Debian's chromium and chromedriver for the real-front-end test; the server and lab extensions"
 command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1 \
   || apt_install chromium chromium-driver
 chromium --version 2>/dev/null | head -1
@@ -45,6 +45,14 @@ chromium --version 2>/dev/null | head -1
 jupyter_conf="$(python3 -c 'import sys; print(sys.prefix)')/etc/jupyter/jupyter_server_config.d"
 mkdir -p "$jupyter_conf"
 cp clients/jupyterlab/jupyter-config/jupyter_server_config.d/crane_server.json "$jupyter_conf/"
+# The prebuilt JupyterLab / Notebook 7 extension likewise (a wheel puts it in share/jupyter/labextensions).
+# A link, so a rebuilt extension (clients/jupyterlab/extension: npm ci && npm run build) is what loads.
+labext="$(python3 -c 'import sys; print(sys.prefix)')/share/jupyter/labextensions"
+mkdir -p "$labext"
+rm -rf "$labext/crane-jupyterlab"
+ln -s "$PWD/clients/jupyterlab/labextension" "$labext/crane-jupyterlab"
+jupyter labextension list 2>&1 | grep "crane-jupyterlab.*enabled" >/dev/null \
+  || { echo "crane-jupyterlab is not listed by jupyter labextension list" >&2; exit 1; }
 
 echo "== Neovim"
 command -v nvim >/dev/null 2>&1 || apt_install neovim

@@ -1,4 +1,4 @@
-"""The crane.* commands: attach a kernel, list kernels, ask the LLM, show its prompt."""
+"""The crane.* commands: attach a kernel, list kernels, a document's status, ask the LLM, show its prompt."""
 
 from __future__ import annotations
 
@@ -61,6 +61,15 @@ async def list_kernels(service: CraneService) -> Any:
         entry.state = session.state
         entry.bound_documents.append(owner.document.uri)
     return msgspec.to_builtins(list(entries.values()))
+
+
+async def document_status(service: CraneService, arguments: tuple[Any, ...]) -> Any:
+    """`crane.status`: the document's kernel, its state and the dry-run mode (KernelStatus)."""
+    args: CellArgs = decode_argument(arguments, CellArgs)
+    owner = service.owner_of(args.uri)
+    if owner is None:
+        raise CraneError(f"{args.uri} is not open")
+    return msgspec.to_builtins(service.status(owner))
 
 
 def _target(service: CraneService, args: CellArgs) -> tuple[OpenDocument, Cell]:

@@ -194,6 +194,10 @@ def create_server() -> tuple[LanguageServer, CraneService]:
     async def list_kernels(*arguments: Any) -> Any:
         return await commands.list_kernels(service)
 
+    @server.command("crane.status")
+    async def status(*arguments: Any) -> Any:
+        return await commands.document_status(service, arguments)
+
     @server.command("crane.check")
     async def check(*arguments: Any) -> Any:
         return await commands.check_with_llm(service, arguments)

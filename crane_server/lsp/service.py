@@ -40,7 +40,7 @@ from crane_server.lsp.diagnostics import to_diagnostic
 from crane_server.lsp.dry_runs import refine_in_twins
 from crane_server.lsp.kernels import KernelRegistry
 from crane_server.lsp.tasks import TaskOwner
-from crane_server.protocol.lsp import AttachKernelArgs, KernelStatus, ServerSettings
+from crane_server.protocol.lsp import AttachKernelArgs, DryRunState, KernelStatus, ServerSettings
 from crane_server.settings import configured_dry_run
 from crane_server.twin import DryRunOptions
 
@@ -71,6 +71,8 @@ class OpenDocument:
     retries: int = 0
     bound_at: float = 0.0  # loop time of the last binding
     server_errors: bool = False  # a configured server could not be asked at the last binding
+    dry_run: DryRunState | None = None  # as of the last check (None: none finished yet)
+    live_state_only: bool = False  # as of the last check
 
 
 def _same_code(before: CellDocument, after: CellDocument) -> bool:
@@ -186,7 +188,7 @@ class CraneService:
         session = owner.binding.session
         if session is None:
             detail = owner.binding.detail if owner.bound else "not bound yet"
-            return KernelStatus(uri=owner.document.uri, detail=detail)
+            return KernelStatus(uri=owner.document.uri, detail=detail, dry_run="off")
         state = (
             session.state
             if session.state in ("idle", "busy", "starting", "restarting", "dead")
@@ -200,6 +202,10 @@ class CraneService:
             reason=owner.binding.reason,
             execution_count=session.execution_count,
             detail=owner.binding.detail,
+            # as of the last check; before one, from the document and the runs seen so far
+            dry_run=owner.dry_run
+            or self.dry_run_state(self.mark_executed(owner.document, session)),
+            live_state_only=owner.live_state_only,
         )
 
     def send_status(self, owner: OpenDocument) -> None:
@@ -361,6 +367,10 @@ class CraneService:
         )
         if verdict.live_state_only:
             log.info("%s: the kernel's state is not this notebook's; judged live only", uri)
+        modes = (self.dry_run_state(document), verdict.live_state_only)
+        if modes != (owner.dry_run, owner.live_state_only):
+            owner.dry_run, owner.live_state_only = modes
+            self.send_status(owner)
         if (
             not verdict.static
             and not verdict.live_state_only
@@ -380,7 +390,7 @@ class CraneService:
         # the twin saw refines the checker's and the walk's verdicts (its verdict wins).
         if (
             not verdict.static
-            and self._dry_run_allowed(document)
+            and owner.dry_run == "on"
             and await refine_in_twins(
                 session,
                 document,
@@ -404,15 +414,17 @@ class CraneService:
             changed = [c for c in document.checked_cells if c.text not in previous.by_text]
             self._auto_llm(owner, changed)
 
-    def _dry_run_allowed(self, document: CellDocument) -> bool:
+    def dry_run_state(self, document: CellDocument) -> DryRunState:
         """`crane.dryRun`: afterFirstRun waits until a cell of this notebook ran in its kernel
         (opening a notebook never runs its code)."""
         mode: str = self.settings.dry_run
         if mode == "afterFirstRun":  # the default: the config file's dryRun may change it
             mode = self._configured_dry_run or mode
         if mode == "off":
-            return False
-        return mode == "always" or any(c.executed_unchanged for c in document.checked_cells)
+            return "off"
+        if mode == "always" or any(c.executed_unchanged for c in document.checked_cells):
+            return "on"
+        return "waiting"
 
     def _auto_llm(self, owner: OpenDocument, edited: list[Cell]) -> None:
         """With `llm.trigger: auto`, ask the LLM about the cells an edit changed."""

@@ -13,12 +13,17 @@ KernelState = Literal["idle", "busy", "starting", "restarting", "dead", "unknown
 BindingReason = Literal["command", "hint", "notebook-path", "history", "only-kernel", "none"]
 DiagnosticsMode = Literal["auto", "push", "pull"]
 LlmTrigger = Literal["command", "auto"]
+# Whether cells are run in the sealed twin now: "waiting" = afterFirstRun, no cell ran yet.
+DryRunState = Literal["on", "off", "waiting"]
 
 
 class KernelStatus(msgspec.Struct, kw_only=True):
     """`crane/kernelStatus` (server -> client): which kernel a document is bound to, and why.
 
     `detail` is one human sentence: the kernel and the rule that chose it, or why none was.
+    Also the answer of `crane.status` (argument: `{"uri": ...}`), which status items poll.
+    `live_state_only`: the kernel's state was not built by this notebook's cells, so every
+    cell is judged against the live state (said once, in the status and the hover).
     """
 
     uri: str
@@ -28,6 +33,8 @@ class KernelStatus(msgspec.Struct, kw_only=True):
     reason: BindingReason = "none"
     execution_count: int | None = None
     detail: str = ""
+    dry_run: DryRunState = "off"
+    live_state_only: bool = False
 
 
 class AttachKernelArgs(msgspec.Struct, kw_only=True):

@@ -38,6 +38,7 @@ class JupyterServerProcess:
         extensions: dict[str, bool] | None = EXTENSIONS,
         args: tuple[str, ...] = (),
         user_settings: dict[str, dict[str, object]] | None = None,
+        extra_env: dict[str, str] | None = None,
     ) -> None:
         self.root_dir = base / "notebooks"
         self.runtime_dir = base / "runtime"
@@ -63,6 +64,7 @@ class JupyterServerProcess:
             JUPYTER_DATA_DIR=str(base / "data"),
             JUPYTER_PLATFORM_DIRS="1",
         )
+        env.update(extra_env or {})
         argv = [
             sys.executable,
             "-m",

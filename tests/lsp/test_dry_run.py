@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import pytest_lsp
@@ -126,6 +127,39 @@ async def test_a_crash_after_a_pending_cell_names_the_cells_that_ran_before_it(
     assert "cell 2" in error.message or cells[1] in related, (error.message, related)
 
 
+async def _status(client: LanguageClient, uri: str) -> dict[str, Any]:
+    """`crane.status`, as the JupyterLab extension's status item asks it."""
+    return dict(
+        await client.workspace_execute_command_async(
+            types.ExecuteCommandParams(command="crane.status", arguments=[{"uri": uri}])
+        )
+    )
+
+
+async def test_the_status_command_says_whether_the_dry_run_is_on(
+    client: LanguageClient, json_kernel: RunningKernel
+) -> None:
+    recorder: Recorder = client.recorder  # type: ignore[attr-defined]
+    unrun = "file:///work/status-unrun.ipynb"
+    cells = open_notebook(client, unrun, [("code", "config = json.loads(raw)")])
+    await attach(client, unrun, json_kernel)
+    await recorder.wait_for(lambda: client.diagnostics.get(cells[0]) is not None, timeout=30)
+    status = await _status(client, unrun)
+    assert status["state"] == "idle" and status["kernel_id"], status
+    assert status["dry_run"] == "waiting", status  # afterFirstRun: none of its cells ran
+    assert status["live_state_only"] is False, status
+    ran = "file:///work/status-ran.ipynb"
+    cells = open_notebook(client, ran, [("code", SETUP), ("code", "json.loads(raw)")])
+    await attach(client, ran, json_kernel)
+    await recorder.wait_for(lambda: has_code(client, cells[1], DRY), timeout=60)
+    assert (await _status(client, ran))["dry_run"] == "on"
+    # the same answer was pushed as crane/kernelStatus when the mode changed
+    pushed = [p for p in recorder.of("crane/kernelStatus") if p.get("uri") == ran]
+    assert pushed and pushed[-1]["dry_run"] == "on", pushed[-1:]
+    with pytest.raises(Exception, match="is not open"):
+        await _status(client, "file:///work/never-opened.ipynb")
+
+
 async def test_dry_run_off_keeps_the_checker_alone(
     client: LanguageClient, json_kernel: RunningKernel
 ) -> None:
@@ -142,3 +176,4 @@ async def test_dry_run_off_keeps_the_checker_alone(
     await recorder.wait_for(lambda: client.diagnostics.get(cells[1]) is not None, timeout=30)
     assert not has_code(client, cells[1], DRY)
     assert _read(json_kernel) == started
+    assert (await _status(client, uri))["dry_run"] == "off"
