@@ -1,6 +1,6 @@
 /**
  * The extension's own command ids. They must differ from every command the server lists in
- * `executeCommandProvider` (crane.attachKernel, crane.listKernels, crane.check,
+ * `executeCommandProvider` (crane.attachKernel, crane.listKernels, crane.status, crane.check,
  * crane.showPrompt): vscode-languageclient registers those itself, and VS Code refuses a
  * second registration, which makes `client.start()` fail.
  */
@@ -16,6 +16,7 @@ export const EXTENSION_COMMANDS = {
 export const SERVER_COMMANDS = {
   attachKernel: "crane.attachKernel",
   listKernels: "crane.listKernels",
+  status: "crane.status",
   check: "crane.check",
   showPrompt: "crane.showPrompt",
 } as const;
