@@ -21,7 +21,12 @@ from typing import Any
 import pytest
 
 from tests.clients.jupyter_server_process import JupyterServerProcess
-from tests.clients.test_jupyterlab_ui import CHROME_FLAGS, browser_binaries, wait_until
+from tests.clients.test_jupyterlab_ui import (
+    browser_binaries,
+    start_chromium,
+    wait_until,
+    write_notebook,
+)
 from tests.llm.fake_openai import FakeOpenAI, verdict
 
 pytestmark = [pytest.mark.kernel, pytest.mark.slow, pytest.mark.timeout(300)]
@@ -95,28 +100,6 @@ def labextension_listed() -> str:
     return listed.stdout + listed.stderr
 
 
-def write_notebook(path: Path) -> None:
-    cells = [
-        {
-            "cell_type": "code",
-            "id": f"cell-{index}",
-            "metadata": {},
-            "outputs": [],
-            "execution_count": None,
-            "source": source,
-        }
-        for index, source in enumerate(CELLS)
-    ]
-    kernelspec = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
-    notebook = {
-        "cells": cells,
-        "metadata": {"kernelspec": kernelspec},
-        "nbformat": 4,
-        "nbformat_minor": 5,
-    }
-    path.write_text(json.dumps(notebook))
-
-
 @pytest.fixture(scope="module")
 def model() -> Iterator[FakeOpenAI]:
     server = FakeOpenAI().start()
@@ -146,7 +129,7 @@ def front_end(
         },
     )
     try:
-        write_notebook(server.root_dir / NOTEBOOK)
+        write_notebook(server.root_dir / NOTEBOOK, CELLS)
         server.wait_ready(timeout=90)
         yield app, server
     finally:
@@ -155,18 +138,7 @@ def front_end(
 
 @pytest.fixture(scope="module")
 def driver(front_end: tuple[str, JupyterServerProcess]) -> Iterator[Any]:
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    chromium, chromedriver = browser_binaries()
-    options = webdriver.ChromeOptions()
-    options.binary_location = chromium
-    for flag in CHROME_FLAGS:
-        options.add_argument(flag)
-    options.add_argument(f"--user-data-dir={front_end[1].root_dir.parent / 'chromium-profile'}")
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    browser = webdriver.Chrome(service=Service(chromedriver), options=options)
-    browser.set_script_timeout(30)
+    browser = start_chromium(front_end[1].root_dir.parent / "chromium-profile", console_log=True)
     try:
         yield browser
     finally:

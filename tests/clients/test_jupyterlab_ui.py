@@ -150,7 +150,8 @@ def browser_binaries() -> tuple[str, str]:
     return chromium, driver
 
 
-def write_notebook(path: Path) -> None:
+def write_notebook(path: Path, sources: list[str] = CELLS) -> None:
+    """A notebook of code cells that never ran, with the python3 kernelspec."""
     cells = [
         {
             "cell_type": "code",
@@ -160,7 +161,7 @@ def write_notebook(path: Path) -> None:
             "execution_count": None,
             "source": source,
         }
-        for index, source in enumerate(CELLS)
+        for index, source in enumerate(sources)
     ]
     kernelspec = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
     notebook = {
@@ -193,6 +194,15 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JupyterServerProce
 
 @pytest.fixture(scope="module")
 def driver(lab: JupyterServerProcess) -> Iterator[Any]:
+    browser = start_chromium(lab.root_dir.parent / "chromium-profile")
+    try:
+        yield browser
+    finally:
+        browser.quit()
+
+
+def start_chromium(profile: Path, *, console_log: bool = False) -> Any:
+    """Headless Debian chromium under selenium; `console_log` keeps the page's console."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
@@ -201,13 +211,12 @@ def driver(lab: JupyterServerProcess) -> Iterator[Any]:
     options.binary_location = chromium
     for flag in CHROME_FLAGS:
         options.add_argument(flag)
-    options.add_argument(f"--user-data-dir={lab.root_dir.parent / 'chromium-profile'}")
+    options.add_argument(f"--user-data-dir={profile}")
+    if console_log:
+        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     browser = webdriver.Chrome(service=Service(chromedriver), options=options)
     browser.set_script_timeout(30)
-    try:
-        yield browser
-    finally:
-        browser.quit()
+    return browser
 
 
 def wait_until(predicate: Callable[[], Any], what: str, timeout: float = 15.0) -> Any:

@@ -9,7 +9,7 @@ import { ILSPDocumentConnectionManager, type ILSPConnection } from '@jupyterlab/
 import { IStatusBar } from '@jupyterlab/statusbar';
 import { INotebookTracker, type INotebookModel, type NotebookPanel } from '@jupyterlab/notebook';
 import type { ReadonlyJSONValue, ReadonlyPartialJSONObject } from '@lumino/coreutils';
-import type { IDisposable } from '@lumino/disposable';
+import { DisposableDelegate, type IDisposable } from '@lumino/disposable';
 import type * as lsp from 'vscode-languageserver-protocol';
 import { applyWorkspaceEdit } from './edits';
 import {
@@ -66,6 +66,20 @@ function targetCell(
   return { link, range, number: at + 1 };
 }
 
+/** The target cell, or null after telling the user why there is none. */
+function targetOrWarn(
+  tracker: INotebookTracker,
+  manager: ILSPDocumentConnectionManager,
+  clicked: HTMLElement | undefined
+): ITargetCell | null {
+  const target = targetCell(tracker, manager, clicked);
+  if (typeof target === 'string') {
+    Notification.warning(`crane: ${target}`, { autoClose: 5000 });
+    return null;
+  }
+  return target;
+}
+
 function isCodeAction(item: lsp.Command | lsp.CodeAction): item is lsp.CodeAction {
   return typeof (item as lsp.Command).command !== 'string';
 }
@@ -75,9 +89,8 @@ async function quickFix(
   manager: ILSPDocumentConnectionManager,
   clicked: HTMLElement | undefined
 ): Promise<void> {
-  const target = targetCell(tracker, manager, clicked);
-  if (typeof target === 'string') {
-    Notification.warning(`crane: ${target}`, { autoClose: 5000 });
+  const target = targetOrWarn(tracker, manager, clicked);
+  if (!target) {
     return;
   }
   const { link, range, number } = target;
@@ -143,9 +156,8 @@ async function explain(
   manager: ILSPDocumentConnectionManager,
   clicked: HTMLElement | undefined
 ): Promise<void> {
-  const target = targetCell(tracker, manager, clicked);
-  if (typeof target === 'string') {
-    Notification.warning(`crane: ${target}`, { autoClose: 5000 });
+  const target = targetOrWarn(tracker, manager, clicked);
+  if (!target) {
     return;
   }
   const { link, range, number } = target;
@@ -185,12 +197,7 @@ class StatusBoard {
     const set = this.items.get(uri) ?? new Set<CraneStatus>();
     set.add(item);
     this.items.set(uri, set);
-    return {
-      isDisposed: false,
-      dispose: () => {
-        set.delete(item);
-      }
-    };
+    return new DisposableDelegate(() => set.delete(item));
   }
 }
 
@@ -240,28 +247,31 @@ class CraneToolbar implements DocumentRegistry.IWidgetExtension<NotebookPanel, I
         status.render(null, false);
       }
     };
-    const onChange = () => void refresh();
-    panel.sessionContext.statusChanged.connect(onChange);
-    this.manager.connected.connect(onChange);
+    // Once subscribed, crane/kernelStatus brings every change: ask again only until then
+    // (not on each of a run's kernel status changes).
+    const onKernelStatus = () => {
+      if (!watched) {
+        void refresh();
+      }
+    };
+    const onConnected = () => void refresh();
+    panel.sessionContext.statusChanged.connect(onKernelStatus);
+    this.manager.connected.connect(onConnected);
     const timer = setInterval(() => {
       if (panel.isVisible) {
         void refresh();
       }
     }, STATUS_POLL_MS);
     void panel.context.ready.then(refresh);
-    const disposable = {
-      isDisposed: false,
-      dispose: () => {
-        disposable.isDisposed = true;
-        clearInterval(timer);
-        watched?.handle.dispose();
-        panel.sessionContext.statusChanged.disconnect(onChange);
-        this.manager.connected.disconnect(onChange);
-        fix.dispose();
-        ask.dispose();
-        status.dispose();
-      }
-    };
+    const disposable = new DisposableDelegate(() => {
+      clearInterval(timer);
+      watched?.handle.dispose();
+      panel.sessionContext.statusChanged.disconnect(onKernelStatus);
+      this.manager.connected.disconnect(onConnected);
+      fix.dispose();
+      ask.dispose();
+      status.dispose();
+    });
     panel.disposed.connect(() => disposable.dispose());
     return disposable;
   }

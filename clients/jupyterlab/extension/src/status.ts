@@ -21,7 +21,7 @@ export class CraneStatus extends Widget {
   constructor() {
     super();
     this.addClass('crane-status');
-    this.render({ state: 'none', reason: 'none', detail: 'waiting for crane-server', uri: '', dry_run: 'off', live_state_only: false }, false);
+    this.render(null, false);
   }
 
   /** Show `status`; `connected` false: jupyterlab-lsp has not connected crane to this notebook. */
