@@ -26,6 +26,7 @@ __all__ = [
     "check_cell",
     "check_cell_static",
     "probe_cell",
+    "probe_cells",
     "refine_in_helper",
     "snapshot_for_cell",
     "too_long",
@@ -143,6 +144,53 @@ async def probe_cell(
         result.partial = True  # the kernel was busy: its live objects were not inspected
         result.timings["total_ms"] = (time.perf_counter() - started) * 1000.0
         return result, None
+    return _verdict_of(reply, source, place, started)
+
+
+async def probe_cells(
+    session: KernelSession,
+    cells: list[tuple[str, CellPlace]],
+    *,
+    options: CheckOptions,
+    handoff: bool = False,
+) -> list[tuple[CheckResult, Handoff | None] | None]:
+    """The kernel's verdicts on several cells, one probe request per batch instead of one per
+    cell (the kernel answers a batch for at most its BATCH_BUDGET_S, then the rest is asked);
+    None for a cell whose answer was not a verdict. KernelBusy while a user cell runs, as for
+    `probe_cell`."""
+    verdicts: dict[int, tuple[CheckResult, Handoff | None] | None] = {}
+    asked: list[int] = []
+    for position, (source, _) in enumerate(cells):
+        skipped = too_long(source)
+        if skipped is not None:
+            verdicts[position] = (skipped, None)
+        else:
+            asked.append(position)
+    while asked:
+        started = time.perf_counter()
+        payload = {
+            "sources": [cells[position][0] for position in asked],
+            "handoff": handoff and session.on_this_machine,
+        }
+        reply = await session.run_probe("check_many", payload, timeout=options.timeout)
+        replies = reply.get("results") if isinstance(reply, dict) else None
+        if not isinstance(replies, list) or not replies:
+            raise ProbeError("the checker answered a batch without results")
+        for position, one in zip(asked, replies):
+            source, place = cells[position]
+            try:
+                verdicts[position] = _verdict_of(one, source, place, started)
+            except ProbeError as exc:
+                log.info("a cell of the batch was not checked: %s", exc)
+                verdicts[position] = None
+        asked = asked[len(replies) :]
+    return [verdicts[position] for position in range(len(cells))]
+
+
+def _verdict_of(
+    reply: object, source: str, place: CellPlace, started: float
+) -> tuple[CheckResult, Handoff | None]:
+    """One cell's CheckResult (and hand-off) from the probe's answer for it."""
     if not isinstance(reply, dict) or not isinstance(reply.get("findings"), list):
         raise ProbeError("the checker answered without findings")
     try:

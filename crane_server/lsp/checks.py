@@ -18,7 +18,7 @@ from crane_server.analysis.engine import (
     check_cell,
     check_cell_static,
     names_while_busy,
-    probe_cell,
+    probe_cells,
     refine_in_helper,
     too_long,
 )
@@ -35,7 +35,6 @@ log = logging.getLogger(__name__)
 
 # The kernel runs shell requests one at a time anyway, and with several in flight replies
 # were seen to go missing after another client executed code (ipykernel 7): one at a time.
-MAX_CONCURRENT_PROBES = 1
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # A larger document is not checked at all (one note on its first code cell).
 MAX_DOCUMENT_CHARS = 8_000_000
@@ -105,61 +104,60 @@ async def check_document(
     running: list[str] | None = None
     if busy:
         inventory, running = await asyncio.wait_for(names_while_busy(session, timeout), timeout + 1)
-    limit = asyncio.Semaphore(MAX_CONCURRENT_PROBES)
     options = CheckOptions(timeout=timeout)
-    pending: dict[str, asyncio.Task[CheckResult | None]] = {}
 
-    async def judge(position: int, cell: Cell) -> CheckResult | None:
-        async with limit:
+    async def judge(items: list[tuple[int, Cell]]) -> None:
+        """Verdicts for `items`: reused, or the kernel's for each new text in one batch."""
+        fresh: dict[str, tuple[int, Cell]] = {}
+        for position, cell in items:
+            if not busy and cell.text in known:
+                verdict.results[cell.index] = verdict.by_text[cell.text] = known[cell.text]
+                verdict.reused += 1
+            elif cell.text not in verdict.by_text:
+                fresh.setdefault(cell.text, (position, cell))  # identical cells: checked once
+        if busy:
+            assert inventory is not None
+            for text in fresh:
+                verdict.by_text[text] = too_long(text) or check_cell_static(
+                    text, inventory, None, running
+                )
+        elif fresh:
+            asked = [
+                (
+                    cell.text,
+                    CellPlace(executed_cells=executed, notebook_cells=sources, target_index=p),
+                )
+                for p, cell in fresh.values()
+            ]
             try:
-                skipped = too_long(cell.text)
-                if skipped is not None:
-                    return skipped
-                if busy:
-                    assert inventory is not None
-                    static: CheckResult = check_cell_static(cell.text, inventory, None, running)
-                    return static
-                place = CellPlace(
-                    executed_cells=executed, notebook_cells=sources, target_index=position
+                answers = await asyncio.wait_for(
+                    probe_cells(session, asked, options=options, handoff=handoff), timeout + 1
                 )
-                result, request = await asyncio.wait_for(
-                    probe_cell(session, cell.text, place=place, options=options, handoff=handoff),
-                    timeout + 1,
-                )
-                if request is not None:
-                    verdict.handoffs[cell.index] = (position, request)
-                return result
             except KernelBusy:
                 verdict.static = True
-                return None
+                answers = []
             except (CraneError, TimeoutError) as exc:
-                log.info("cell %d of %s not checked: %r", cell.index, document.uri, exc)
-                return None
-
-    async def one(position: int, cell: Cell) -> None:
-        if not busy and cell.text in known:
-            verdict.results[cell.index] = verdict.by_text[cell.text] = known[cell.text]
-            verdict.reused += 1
-            return
-        task = pending.get(cell.text)
-        if task is None:
-            task = pending[cell.text] = asyncio.ensure_future(judge(position, cell))
-        result = await task
-        if result is not None:
-            verdict.results[cell.index] = verdict.by_text[cell.text] = result
+                log.info("cells of %s not checked: %r", document.uri, exc)
+                answers = []
+            for (position, cell), answer in zip(fresh.values(), answers):
+                if answer is None:
+                    continue
+                result, request = answer
+                verdict.by_text[cell.text] = result
+                if request is not None:
+                    verdict.handoffs[cell.index] = (position, request)
+        for _, cell in items:
+            if cell.text in verdict.by_text:
+                verdict.results[cell.index] = verdict.by_text[cell.text]
 
     order = list(enumerate(cells))
-    try:
-        if first is not None:
-            early = [(p, c) for p, c in order if first(c)]
-            order = [(p, c) for p, c in order if not first(c)]
-            await asyncio.gather(*(one(p, c) for p, c in early))
-            if on_partial is not None and early and order:
-                on_partial(verdict)
-        await asyncio.gather(*(one(p, c) for p, c in order))
-    finally:
-        for task in pending.values():
-            task.cancel()
+    if first is not None:
+        early = [(p, c) for p, c in order if first(c)]
+        order = [(p, c) for p, c in order if not first(c)]
+        await judge(early)
+        if on_partial is not None and early and order:
+            on_partial(verdict)
+    await judge(order)
     verdict.static = verdict.static or busy
     verdict.elapsed_ms = (time.perf_counter() - started) * 1000.0
     return verdict
