@@ -53,6 +53,10 @@ rm -rf "$labext/crane-jupyterlab"
 ln -s "$PWD/clients/jupyterlab/labextension" "$labext/crane-jupyterlab"
 jupyter labextension list 2>&1 | grep "crane-jupyterlab.*enabled" >/dev/null \
   || { echo "crane-jupyterlab is not listed by jupyter labextension list" >&2; exit 1; }
+# And the jupyterlab-lsp default the wheel puts in JupyterLab's overrides.d (draw each publish at once).
+overrides="$(python3 -c 'import sys; print(sys.prefix)')/share/jupyter/lab/settings/overrides.d"
+mkdir -p "$overrides"
+cp clients/jupyterlab/settings/overrides.d/crane-server.json "$overrides/"
 
 echo "== Neovim"
 command -v nvim >/dev/null 2>&1 || apt_install neovim

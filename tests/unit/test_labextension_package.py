@@ -62,3 +62,10 @@ def test_a_wheel_ships_the_extension_where_jupyterlab_looks(tmp_path: Path) -> N
     expected = {p.relative_to(BUILT).as_posix() for p in BUILT.rglob("*") if p.is_file()}
     assert shipped == expected
     assert "etc/jupyter/jupyter_server_config.d/crane_server.json" in data
+    # jupyterlab-lsp draws a publish at once instead of debounceDelay (250 ms) later
+    override = "share/jupyter/lab/settings/overrides.d/crane-server.json"
+    assert override in data
+    with zipfile.ZipFile(wheel) as archive:
+        (member,) = [name for name in names if name.endswith(override)]
+        defaults = json.loads(archive.read(member))
+    assert defaults["@jupyter-lsp/jupyterlab-lsp:diagnostics"]["debounceDelay"] == 1
