@@ -33,8 +33,6 @@ from crane_server.protocol.handoff import Handoff
 
 log = logging.getLogger(__name__)
 
-# The kernel runs shell requests one at a time anyway, and with several in flight replies
-# were seen to go missing after another client executed code (ipykernel 7): one at a time.
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # A larger document is not checked at all (one note on its first code cell).
 MAX_DOCUMENT_CHARS = 8_000_000
@@ -107,11 +105,12 @@ async def check_document(
     options = CheckOptions(timeout=timeout)
 
     async def judge(items: list[tuple[int, Cell]]) -> None:
-        """Verdicts for `items`: reused, or the kernel's for each new text in one batch."""
+        """Verdicts for `items`: reused, or the kernel's for each new text in one batch (one
+        request at a time: the kernel's shell runs them one by one anyway)."""
         fresh: dict[str, tuple[int, Cell]] = {}
         for position, cell in items:
             if not busy and cell.text in known:
-                verdict.results[cell.index] = verdict.by_text[cell.text] = known[cell.text]
+                verdict.by_text[cell.text] = known[cell.text]
                 verdict.reused += 1
             elif cell.text not in verdict.by_text:
                 fresh.setdefault(cell.text, (position, cell))  # identical cells: checked once

@@ -258,7 +258,7 @@ BATCH_BUDGET_S = 0.1
 
 def _dispatch(op: str, payload_json: str) -> JsonResult:
     if op != "check_many":
-        return _dispatch_one(op, payload_json)
+        return _dispatch_one(op, lambda: json.loads(payload_json))
     try:
         payload = json.loads(payload_json)
         sources = payload["sources"]
@@ -269,14 +269,17 @@ def _dispatch(op: str, payload_json: str) -> JsonResult:
     results: List[Any] = []
     for source in sources:
         # each cell as its own check: the same guards and the same restore as one request
-        one = _dispatch_one("check", json.dumps({"source": source, "handoff": handoff}))
+        request = {"source": source, "handoff": handoff}
+        one = _dispatch_one("check", request.copy)
         results.append(one.value)
         if time.perf_counter() - started >= BATCH_BUDGET_S:
             break
     return JsonResult({"results": results, "execution_count": _execution_count()})
 
 
-def _dispatch_one(op: str, payload_json: str) -> JsonResult:
+def _dispatch_one(op: str, read_payload: Callable[[], Any]) -> JsonResult:
+    """One op under the probe's guards; `read_payload` is called inside them (a payload that
+    does not parse is an error answer, after the builtins check as always)."""
     replaced = genuine.replaced()
     if replaced:
         return _refusal(op, replaced)
@@ -285,7 +288,7 @@ def _dispatch_one(op: str, payload_json: str) -> JsonResult:
     state = GlobalState()
     main_registry = _main_registry()
     try:
-        payload = json.loads(payload_json)
+        payload = read_payload()
         try:
             with no_warnings(), ImportGuard():
                 result = OPS[op](payload)
