@@ -60,6 +60,10 @@ def _clear() -> None:
         pytest.param(LinearRegression().fit([[0.0], [1.0]], [0.0, 1.0]), id="fitted-estimator"),
         pytest.param(np.log, id="ufunc"),
         pytest.param(pd.DataFrame, id="library-class"),
+        pytest.param(
+            pd.DataFrame({"s": pd.array(["x", None], dtype="string[pyarrow]")}),
+            id="frame-of-pyarrow-strings",
+        ),
         pytest.param(functools.partial(np.round, decimals=2), id="partial-of-library"),
         pytest.param({"k": [1, (2.5, "x")]}, id="plain-containers"),
     ],
@@ -108,6 +112,9 @@ def test_the_unpickler_loads_only_library_globals() -> None:
         handoff.unpack(pickle.dumps(Tripwire))
     with pytest.raises(pickle.UnpicklingError):
         handoff.unpack(b"cbuiltins\neval\n(S'1'\ntR.")
+    # pyarrow's storage module may be loaded (frames need it), its filesystems may not
+    with pytest.raises(pickle.UnpicklingError):
+        handoff.unpack(b"cpyarrow._fs\nLocalFileSystem\n)R.")
 
 
 @pytest.mark.parametrize(

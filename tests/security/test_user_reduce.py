@@ -256,7 +256,7 @@ def _pickled_values() -> list[Any]:
         {_ReducingStr("key"): 1},
         np.array([_Reducer()], dtype=object),
         pd.DataFrame({"a": [_Reducer()]}),
-        pd.Series([_ReducingStr("x")]),
+        pd.Series([_ReducingStr("x")], dtype=object),  # pandas 3 with pyarrow copies str otherwise
         collections.OrderedDict(k=_Reducer()),
         collections.deque([_Reducer()]),
         _ReducingList(),

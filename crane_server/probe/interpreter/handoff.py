@@ -34,6 +34,7 @@ from ..values import (
     is_library_object,
     is_library_type,
     loaded,
+    type_root,
 )
 
 # What one hand-off may carry: a value over its cap (or over what is left) stays unknown.
@@ -73,6 +74,26 @@ def _library_root(name: Any) -> bool:
     return isinstance(name, str) and name.split(".", 1)[0] in LIBRARY_ROOTS and name != "__main__"
 
 
+# Where pandas keeps a column's data without being a library the checker reasons about:
+# pandas 3 stores strings in pyarrow arrays whenever pyarrow is installed. Their types and
+# functions may be packed and loaded (a frame's pickle needs them); the checker never calls them.
+_STORAGE_MODULES = frozenset({"pyarrow", "pyarrow.lib"})
+
+
+def _storage_type(tp: type) -> bool:
+    """A pyarrow type whose whole MRO is pyarrow's or builtins' (an Array, a DataType...)."""
+    try:
+        mro = tp.__mro__
+    except Exception:
+        return False
+    roots = {type_root(klass) for klass in mro}
+    return "pyarrow" in roots and roots <= {"pyarrow", "builtins"}
+
+
+def _packable_module(name: Any) -> bool:
+    return _library_root(name) or name in _STORAGE_MODULES
+
+
 class LibraryPickler(pickle.Pickler):
     """Pickles library objects only: anything of a user's type, or a user callable, is refused.
 
@@ -84,13 +105,13 @@ class LibraryPickler(pickle.Pickler):
         if gate.lookup_runs_user_code(obj):
             raise pickle.PicklingError("not a library object")
         if isinstance(obj, type):
-            ok = is_library_type(obj)
+            ok = is_library_type(obj) or _storage_type(obj)
         elif isinstance(obj, _CALLABLES):
             ok = is_library_object(obj) or is_library_callable(obj)
         elif _cython_function(obj):
-            ok = _library_root(getattr(obj, "__module__", None))
+            ok = _packable_module(getattr(obj, "__module__", None))
         else:
-            ok = is_library_type(type(obj))
+            ok = is_library_type(type(obj)) or _storage_type(type(obj))
         if not ok:
             raise pickle.PicklingError("not a library object")
         return NotImplemented
@@ -108,7 +129,7 @@ class LibraryUnpickler(pickle.Unpickler):
     """Loads only classes and functions of the libraries the checker knows."""
 
     def find_class(self, module: str, name: str) -> Any:
-        allowed = _library_root(module) or module in ("copyreg", "_codecs")
+        allowed = _packable_module(module) or module in ("copyreg", "_codecs")
         if not allowed or name in _NEVER_LOADED:
             raise pickle.UnpicklingError("global %s.%s is not a library's" % (module, name))
         return super().find_class(module, name)
