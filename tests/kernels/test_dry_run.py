@@ -346,6 +346,62 @@ async def test_keras_shape_errors_are_seen_once_tensorflow_ran(runtime_dir: Path
         kernel.shutdown()
 
 
+async def test_dask_computes_in_the_twin_on_its_synchronous_scheduler(runtime_dir: Path) -> None:
+    # Once a compute ran in the kernel, Dask's threaded scheduler holds a pool whose threads a
+    # fork does not copy: the twin computes on the synchronous scheduler instead, and sees the
+    # crashes only a compute meets (a value that does not convert), on their lines.
+    kernel = RunningKernel(runtime_dir)
+    try:
+        setup = (
+            "import numpy as np, pandas as pd, dask, dask.dataframe as dd\n"
+            "ddf = dd.from_pandas(pd.DataFrame({'a': np.arange(100.0), 'b': ['x'] * 100}),"
+            " npartitions=4)\n"
+            "total = ddf.a.sum().compute()"
+        )
+        assert kernel.execute(setup, timeout=120)["status"] == "ok"
+        attached = await KernelSession.attach(kernel.connection_file, timeout=10)
+        try:
+            cells = {
+                "ddf.b.astype(float).sum().compute()": ("raised", "ValueError", 1),
+                "mean = ddf.a.mean().compute()\nmean / 0 if mean > 1e9 else 1 / 0": (
+                    "raised",
+                    "ZeroDivisionError",
+                    2,
+                ),
+                "ddf['missing']": ("raised", "KeyError", 1),
+                "ddf.a.max().compute()": ("clean", None, None),
+            }
+            for cell, expected in cells.items():
+                dry = await dry_run_cell(attached, cell, options=DryRunOptions(wall_s=10.0))
+                assert (dry.outcome, dry.exception, dry.line) == expected, (cell, dry)
+            # control: the threaded scheduler asked for by name waits for its lost threads
+            threads = "ddf.a.sum().compute(scheduler='threads')\n1 / 0"
+            dry = await dry_run_cell(attached, threads, options=DryRunOptions(wall_s=2.0))
+            assert dry.outcome == "unknown", dry
+        finally:
+            await attached.close()
+        # the kernel's own scheduler setting is untouched
+        probe = "assert dask.config.get('scheduler', None) is None"
+        assert kernel.execute(probe)["status"] == "ok"
+    finally:
+        kernel.shutdown()
+
+
+async def test_a_kernel_with_polars_loaded_gets_no_twin(runtime_dir: Path) -> None:
+    # polars' thread pool does not survive a fork: no twin, and the reason says why
+    kernel = RunningKernel(runtime_dir)
+    try:
+        assert kernel.execute("import polars as pl")["status"] == "ok"
+        attached = await KernelSession.attach(kernel.connection_file, timeout=10)
+        try:
+            dry = await dry_run_cell(attached, "pl.DataFrame({'a': [1]})['b']")
+        finally:
+            await attached.close()
+        assert dry.outcome == "unavailable" and "polars" in (dry.reason or ""), dry
+    finally:
+        kernel.shutdown()
+
+
 async def test_a_real_run_that_began_before_the_twin_was_known_still_ends_it(
     shared_kernel: RunningKernel, session: KernelSession
 ) -> None:

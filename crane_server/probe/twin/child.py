@@ -230,6 +230,24 @@ def _serial_joblib() -> None:
         os.environ["JOBLIB_MULTIPROCESSING"] = "0"
 
 
+def _synchronous_dask() -> None:
+    """Dask computes on its synchronous scheduler in the twin: the threaded one's pool lost its
+    threads in the fork, so a compute would wait for them until the budget. Same results and
+    exceptions, on one thread. Not with a `distributed` client: a cluster's workers may see
+    what this machine does not (a compute there stays a denied socket write, unknown)."""
+    default_client = getattr(sys.modules.get("distributed"), "default_client", None)
+    if callable(default_client):
+        try:
+            default_client()
+            return
+        except Exception:
+            pass  # no client: dask computes here
+    os.environ["DASK_SCHEDULER"] = "synchronous"  # a first import of dask in the cell
+    config = getattr(sys.modules.get("dask.config"), "set", None)
+    if callable(config):
+        config(scheduler="synchronous")
+
+
 def _tqdm_without_process_lock() -> None:
     """tqdm makes a multiprocessing lock (a named semaphore under /dev/shm, a denied write) for
     its first bar, and goes on without one when it cannot: a bar in the twin, which starts no
@@ -403,6 +421,7 @@ def live(request: Dict[str, Any], report_fd: int, parent: int, state: Dict[str, 
         _drop_import_guard()
         _quiet_matplotlib()
         _serial_joblib()
+        _synchronous_dask()
         _tqdm_without_process_lock()
         _known_user()
         _known_tempdir()
