@@ -23,6 +23,8 @@ LIBRARY_ROOTS = frozenset(
         "builtins",
         "numpy",
         "pandas",
+        "polars",
+        "dask",
         "sklearn",
         "torch",
         "matplotlib",

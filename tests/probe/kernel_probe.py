@@ -71,20 +71,25 @@ def run_probe(
     return decode_probe_reply(reply), iopub
 
 
-def fingerprint(kernel: RunningKernel, timeout: float = 30) -> dict[str, Any]:
-    """Names, _/__/___, Out, In, execution count and sys.modules, read silently."""
+def read_silently(kernel: RunningKernel, expression: str, timeout: float = 30) -> str:
+    """The repr of `expression` in the kernel, read as a silent user expression."""
     content = {
         "code": "",
         "silent": True,
         "store_history": False,
-        "user_expressions": {"state": FINGERPRINT},
+        "user_expressions": {"value": expression},
         "allow_stdin": False,
         "stop_on_error": False,
     }
     reply, _iopub = _request(kernel, content, timeout)
-    result = reply["user_expressions"]["state"]
+    result = reply["user_expressions"]["value"]
     assert result["status"] == "ok", result
-    text = ast.literal_eval(result["data"]["text/plain"])  # the repr of a str
+    return str(result["data"]["text/plain"])
+
+
+def fingerprint(kernel: RunningKernel, timeout: float = 30) -> dict[str, Any]:
+    """Names, _/__/___, Out, In, execution count and sys.modules, read silently."""
+    text = ast.literal_eval(read_silently(kernel, FINGERPRINT, timeout))  # the repr of a str
     return json.loads(text)  # type: ignore[no-any-return]
 
 

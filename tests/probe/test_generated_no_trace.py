@@ -1,8 +1,9 @@
 """Generated no-trace test: thousands of mutating cells are checked, and nothing in the kernel moves.
 
-A real kernel holds frames (with `attrs` holding a recording object), arrays (incl. object
-arrays of recording objects), tensors, in-place layers, BatchNorm, Dropout, estimators fitted
-and not, containers, a generator, an open file, RNGs and objects whose dunders count calls.
+A real kernel holds frames (with `attrs` holding a recording object; polars and Dask ones
+too, whose every collect and compute counts), arrays (incl. object arrays of recording
+objects), tensors, in-place layers, BatchNorm, Dropout, estimators fitted and not,
+containers, a generator, an open file, RNGs and objects whose dunders count calls.
 Seeded cells of in-place and mutating library calls are checked through the real probe path.
 A fingerprint of everything (buffer hashes, RNG states, positions, pyplot state, sys.modules,
 warnings filters, cwd, history, execution count, dunder counters) is compared every BATCH
@@ -42,6 +43,10 @@ import torch.nn.functional as F
 from sklearn.linear_model import LinearRegression, SGDClassifier
 from sklearn.preprocessing import StandardScaler
 from sklearn.model_selection import train_test_split
+import polars as pl
+import dask
+import dask.base
+import dask.dataframe as dd
 
 COUNTS = {}
 
@@ -120,6 +125,21 @@ with open(_path, "w") as _w:
 fh = open(_path)
 rnd = random.Random(5)
 g = np.random.default_rng(7)
+pdf = pl.DataFrame({"a": [1.0, -2.0, 3.0, None], "b": ["x", "y", "z", "x"]})
+plz = pdf.lazy().with_columns(c=pl.col("a") * 2)
+ddf = dd.from_pandas(df[["a", "b", "d"]], npartitions=2)
+
+def _counting(name, original):
+    def counted(*args, **kwargs):
+        _count(name)
+        return original(*args, **kwargs)
+    return counted
+
+# frames beyond pandas: every collect and compute counts (a check must never run one)
+pl.LazyFrame.collect = _counting("collect", pl.LazyFrame.collect)
+pl.collect_all = _counting("collect", pl.collect_all)
+dask.base.compute = _counting("compute", dask.base.compute)
+dask.compute = dask.base.compute
 random.seed(1); np.random.seed(1); torch.manual_seed(1)
 plt.figure()
 
@@ -169,6 +189,8 @@ def _nt_state():
         "warnings": _h(repr(warnings.filters)), "cwd": os.getcwd(),
         "in": len(In), "out": len(Out), "count": get_ipython().execution_count,
         "counts": dict(COUNTS),
+        "pdf": _h(pdf.schema, pdf.shape, pdf.to_dicts()), "plz": _h(plz.explain(optimized=False)),
+        "ddf": _h(ddf._name, list(ddf.columns), ddf.npartitions, repr(ddf.dtypes.to_dict())),
         "names": sorted(k for k in globals() if not k.startswith("_")),
     }
     return parts
@@ -471,6 +493,38 @@ TEMPLATES: dict[str, list[str]] = {
         "warnings.warn('x')",
         "os.environ['X'] = '1'",
         "random.choice(lst)",
+    ],
+    # polars and Dask frames: in-place methods, setitem, collects, computes and user code
+    "frames_beyond_pandas": [
+        "pdf.insert_column(0, pl.Series('z', [1, 2, 3, 4]))",
+        "pdf.drop_in_place('a')",
+        "pdf.extend(pdf)",
+        "pdf.vstack(pdf, in_place=True)",
+        "pdf.replace_column(0, pl.Series('a', [0.0] * 4))",
+        "pdf.columns = ['p', 'q']",
+        "pdf.select(pl.col('a').map_elements(lambda v: rec))",
+        "pdf.with_columns(pl.col('a') + 1)",
+        "pdf.group_by('b').agg(pl.col('a').sum())",
+        "pdf.select(pl.col('missing'))",
+        "pdf.groupby('b')",
+        "plz.collect()",
+        "plz.select(pl.col('c').sum()).collect()",
+        "plz.filter(pl.col('a') > 0).collect_schema()",
+        "plz.select(pl.col('b') + 1).collect()",
+        "plz.map_batches(lambda f: rec).collect()",
+        "pl.concat([plz, plz]).collect()",
+        "ddf['z'] = 1",
+        "ddf['a'] = ddf['a'] * 2",
+        "ddf.compute()",
+        "ddf.persist()",
+        "ddf.a.sum().compute()",
+        "ddf.head()",
+        "len(ddf)",
+        "ddf.map_partitions(lambda part: rec)",
+        "ddf.groupby('b').a.mean().compute()",
+        "ddf['missing']",
+        "ddf.iloc[0]",
+        "dask.compute(ddf.a.max())",
     ],
     # The first import of a library in the cell: the kernel hands the cell off (pickles of
     # shadows for a helper interpreter) and must still import nothing and change nothing.

@@ -20,10 +20,12 @@ from .. import gate, imports, purity, shadows
 from ..outcomes import CallSite, Raise, Result, to_finding
 from ..quiet import quiet
 from ..rules import boosting as rules_boosting
+from ..rules import dask as rules_dask
 from ..rules import keras as rules_keras
 from ..rules import numpy as rules_numpy
 from ..rules import pandas as rules_pandas
 from ..rules import plotting as rules_plotting
+from ..rules import polars as rules_polars
 from ..rules import progress as rules_progress
 from ..rules import python as rules_python
 from ..rules import sklearn as rules_sklearn
@@ -53,6 +55,8 @@ from . import calls
 
 # Library-specific rules first; the generic Python rules answer what none of them claimed.
 RULE_MODULES = (
+    rules_polars,
+    rules_dask,
     rules_pandas,
     rules_sklearn,
     rules_torch,

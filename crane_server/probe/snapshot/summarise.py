@@ -6,6 +6,7 @@ library kinds are inspected further (see the summary_* modules); anything else g
 
 `kind` values: none bool int float complex str bytes list tuple set frozenset dict range |
 function method builtin_function class module | dataframe series index categorical groupby |
+polars_dataframe polars_lazyframe polars_series |
 ndarray numpy_scalar | tensor torch_module optimizer dataloader dataset | estimator |
 tf_tensor tf_dataset keras_model | object. Value statistics (`stats`, `column_stats`) use
 the keys nan, inf, min, max, unique, true, types, examples, value, sample_rows/sample_size
@@ -28,8 +29,10 @@ from .base import (
     module_root,
     type_name,
 )
+from .dask import dask_kind, summarise_dask
 from .numpy import numpy_kind, summarise_numpy
 from .pandas import pandas_kind, summarise_pandas
+from .polars import polars_kind, summarise_polars
 from .python import (
     builtin_base,
     module_version,
@@ -166,6 +169,14 @@ def _dispatch(value: Any, out: Dict[str, Any], options: SummaryOptions) -> None:
         np = sys.modules.get("numpy")
         with np.errstate(all="ignore"):  # type: ignore[union-attr]
             summarise_pandas(value, kind, out, options)
+        return
+    kind = polars_kind(value)
+    if kind is not None:
+        summarise_polars(value, kind, out, options)
+        return
+    kind = dask_kind(value)
+    if kind is not None:
+        summarise_dask(value, kind, out, options)
         return
     kind = numpy_kind(value)
     if kind is not None:
