@@ -2,7 +2,7 @@
 
 Run: python benchmarks/frames_cost.py [--repeat N] [--markdown FILE] [--quick]
 A kernel holds a polars LazyFrame of 1e8 rows, an eager polars DataFrame of 1e6 rows and a
-Dask DataFrame of 1e8 rows in 100 partitions. Each cell (a crash the checker finds from the
+Dask DataFrame of 1e8 rows in 1,000 partitions. Each cell (a crash the checker finds from the
 schema, and a clean one) is checked N times; the kernel-side checker time is what the user's
 kernel spends. A tripwire counts every polars collect and Dask compute during the checks and
 the run fails unless it stays 0 (a real collect and compute in the setup
@@ -49,8 +49,8 @@ try:
     import pandas as pd
     ddf = dd.from_pandas(pd.DataFrame({"id": np.arange(1000), "region": ["n"] * 1000}),
                          npartitions=1)
-    ddf = dd.from_map(lambda i: pd.DataFrame({"id": np.arange(i * 10**6, (i + 1) * 10**6),
-                                              "region": "n"}), range(100), meta=ddf._meta)
+    ddf = dd.from_map(lambda i: pd.DataFrame({"id": np.arange(i * 10**5, (i + 1) * 10**5),
+                                              "region": "n"}), range(1000), meta=ddf._meta)
     import dask.base
     dask.base.compute = _count(dask.base.compute)
     dd.DataFrame.compute = _count(dd.DataFrame.compute)
@@ -80,7 +80,7 @@ POLARS_CELLS = {
     ),
 }
 DASK_CELLS = {
-    "Dask: a misspelt column, 1e8 rows in 100 partitions": "s = ddf['regoin']",
+    "Dask: a misspelt column, 1e8 rows in 1,000 partitions": "s = ddf['regoin']",
     "Dask: group by + mean, 1e8 rows": "m = ddf.groupby('region').id.mean()",
 }
 
