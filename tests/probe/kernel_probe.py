@@ -71,6 +71,14 @@ def run_probe(
     return decode_probe_reply(reply), iopub
 
 
+def check_quietly(kernel: RunningKernel, source: str) -> dict[str, Any]:
+    """The probe's check of `source`; asserts that it printed nothing and raised nothing."""
+    result, iopub = run_probe(kernel, "check", {"source": source})
+    assert {message["msg_type"] for message in iopub} == {"status"}  # nothing printed
+    assert not result.get("error"), result
+    return result  # type: ignore[no-any-return]
+
+
 def read_silently(kernel: RunningKernel, expression: str, timeout: float = 30) -> str:
     """The repr of `expression` in the kernel, read as a silent user expression."""
     content = {

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import RunningKernel
-from tests.probe.kernel_probe import run_probe
+from tests.probe.kernel_probe import check_quietly, read_silently, run_probe
 
 pytestmark = pytest.mark.kernel
 
@@ -67,11 +67,7 @@ def dask_kernel(runtime_dir: Path) -> Iterator[RunningKernel]:
         running.shutdown()
 
 
-def check(kernel: RunningKernel, source: str) -> dict[str, Any]:
-    result, iopub = run_probe(kernel, "check", {"source": source})
-    assert {message["msg_type"] for message in iopub} == {"status"}  # nothing printed
-    assert not result.get("error"), result
-    return result  # type: ignore[no-any-return]
+check = check_quietly
 
 
 def _count(kernel: RunningKernel) -> int:
@@ -342,21 +338,9 @@ def test_a_meta_with_user_attrs_is_never_deep_copied(dask_kernel: RunningKernel)
     copies = "_Copied.copies"
     for source in ("tagged['revenu']", "tagged.revenue * 2", "tagged.groupby('regio')"):
         check(dask_kernel, source)
-    assert _expression(dask_kernel, copies) == "0"
+    assert read_silently(dask_kernel, copies) == "0"
     found = check(dask_kernel, "tagged['revenu']")["findings"]
     assert [f["code"] for f in found] == ["dask-missing-column"]
     # control: the same operation on the user's own meta calls it
     assert dask_kernel.execute("tagged._meta['revenue'] * 2")["status"] == "ok"
-    assert _expression(dask_kernel, copies) != "0"
-
-
-def _expression(kernel: RunningKernel, expression: str) -> str:
-    reply = kernel.client.execute(
-        "",
-        silent=True,
-        store_history=False,
-        user_expressions={"x": expression},
-        reply=True,
-        timeout=30,
-    )
-    return str(reply["content"]["user_expressions"]["x"]["data"]["text/plain"])
+    assert read_silently(dask_kernel, copies) != "0"

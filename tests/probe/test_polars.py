@@ -5,12 +5,11 @@ from __future__ import annotations
 import statistics
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from tests.conftest import RunningKernel
-from tests.probe.kernel_probe import read_silently, run_probe
+from tests.probe.kernel_probe import check_quietly, read_silently, run_probe
 
 pytestmark = pytest.mark.kernel
 
@@ -53,11 +52,7 @@ def polars_kernel(runtime_dir: Path) -> Iterator[RunningKernel]:
         running.shutdown()
 
 
-def check(kernel: RunningKernel, source: str) -> dict[str, Any]:
-    result, iopub = run_probe(kernel, "check", {"source": source})
-    assert {message["msg_type"] for message in iopub} == {"status"}  # nothing printed
-    assert not result.get("error"), result
-    return result  # type: ignore[no-any-return]
+check = check_quietly
 
 
 def _count(kernel: RunningKernel) -> int:

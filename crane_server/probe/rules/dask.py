@@ -48,6 +48,7 @@ from .dask_refusals import (
     unknown_chunks,
 )
 from .frames import has_static, missing_column_raise
+from .python import _binops as binary_operators
 
 # Methods replayed on the meta, and the pandas errors dask raises the same at the call.
 REPLAYED: Dict[str, FrozenSet[str]] = {
@@ -69,6 +70,8 @@ META_METHODS = frozenset(
     """sum mean min max count std var nunique value_counts unique reset_index sort_values
     first last median""".split()
 )
+# Operators replayed on the meta (those pandas and dask share for Series).
+ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow)
 # Accessors that pandas validates against the dtype, as dask does on its meta.
 ACCESSORS = frozenset({"str", "dt", "cat"})
 # pandas spellings a dask DataFrame lacks.
@@ -258,24 +261,13 @@ def on_subscript_key(lazy: Lazy, key: Any, node: ast.AST, chk: Any) -> Any:
 
 
 def on_binop(chk: Any, node: ast.BinOp, left: Val, right: Val) -> Any:
-    import operator
-
     lazies = (as_lazy(left.obj), as_lazy(right.obj))
     if lazies == (None, None):
         if not (dask_collection(left.obj) or dask_collection(right.obj)):
             return None
         return _array_binop(node, left, right)
 
-    operators: Dict[type, Any] = {
-        ast.Add: operator.add,
-        ast.Sub: operator.sub,
-        ast.Mult: operator.mul,
-        ast.Div: operator.truediv,
-        ast.FloorDiv: operator.floordiv,
-        ast.Mod: operator.mod,
-        ast.Pow: operator.pow,
-    }
-    func = operators.get(type(node.op))
+    func = binary_operators().get(type(node.op)) if isinstance(node.op, ARITHMETIC) else None
     a, b = plain_argument(left), plain_argument(right)
     if func is None or a is UNKNOWN or b is UNKNOWN:
         return Result(UNKNOWN)
@@ -294,15 +286,8 @@ def on_binop(chk: Any, node: ast.BinOp, left: Val, right: Val) -> Any:
 
 def _array_binop(node: ast.BinOp, left: Val, right: Val) -> Any:
     """dask arrays with arrays or numbers: the graph is built (shapes checked), never run."""
-    import operator
-
-    func = {
-        ast.Add: operator.add,
-        ast.Sub: operator.sub,
-        ast.Mult: operator.mul,
-        ast.Div: operator.truediv,
-        ast.Pow: operator.pow,
-    }.get(type(node.op))
+    array_ops = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow)
+    func = binary_operators().get(type(node.op)) if isinstance(node.op, array_ops) else None
     if func is None or not (array_operand(left.obj) and array_operand(right.obj)):
         return Result(UNKNOWN)
     if left.fake or right.fake or left.sampled or right.sampled:
